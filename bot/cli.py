@@ -1,0 +1,102 @@
+"""Command line: ``python -m bot lint|rules|explain``. The only module that prints."""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import os
+import sys
+from collections.abc import Sequence
+
+from bot import rules
+from bot.config import Config, ConfigError, load_config
+from bot.findings import Severity
+from bot.repo.tree import Tree, TreeError, open_tree
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="benchbot", description="Static dispatch linter for GPU benchmark repos.")
+    sub = p.add_subparsers(dest="command", required=True)
+    lint = sub.add_parser("lint", help="lint a benchmark repo (work tree or git revision)")
+    lint.add_argument("path", nargs="?", default=".", help="repo root (default: .)")
+    lint.add_argument("--rev", help="lint this git revision of PATH instead of its work tree")
+    lint.add_argument("--format", choices=("text", "json"), default="text")
+    lint.add_argument("--config", help="configuration file (default: .benchbot.yml or pyproject.toml in PATH)")
+    lint.add_argument("--select", help="comma-separated rule ids or codes to run")
+    lint.add_argument("--ignore", help="comma-separated rule ids or codes to skip")
+    lint.add_argument("--fail-on", choices=("error", "warning", "info"), help="lowest severity that fails")
+    lint.add_argument("--show-fixes", action="store_true", help="print proposed fixes as diffs (text)")
+    lint.add_argument("--timings", action="store_true", help="print phase timings to stderr")
+    sub.add_parser("rules", help="list the rules")
+    explain = sub.add_parser("explain", help="print a rule's documentation")
+    explain.add_argument("rule")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "rules":
+        for rid, module in rules.RULES.items():
+            print(f"{module.CODE}  {rid:<22} {module.SEVERITY.label:<8} {module.SUMMARY}")
+        return EXIT_OK
+    if args.command == "explain":
+        rid = rules.resolve_rule(args.rule)
+        if rid is None:
+            print(f"benchbot: unknown rule {args.rule!r}; see 'benchbot rules'", file=sys.stderr)
+            return EXIT_USAGE
+        module = rules.RULES[rid]
+        print(f"{rid} ({module.CODE}, {module.SEVERITY.label})\n")
+        print(inspect.cleandoc(module.__doc__ or ""))
+        return EXIT_OK
+    return _lint(args)
+
+
+def _rule_list(text: str | None) -> frozenset[str] | None:
+    if text is None:
+        return None
+    out = set()
+    for name in (t.strip() for t in text.split(",")):
+        if not name:
+            continue
+        rid = rules.resolve_rule(name)
+        if rid is None:
+            raise ConfigError(f"unknown rule {name!r}; see 'benchbot rules'")
+        out.add(rid)
+    return frozenset(out)
+
+
+def _lint(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from bot.lint import lint
+    from bot.report import json as json_report
+    from bot.report import text as text_report
+
+    try:
+        tree: Tree = open_tree(args.path, args.rev)
+        conf: Config = load_config(tree, args.config)
+        select = _rule_list(args.select)
+        ignore = _rule_list(args.ignore)
+        if select is not None:
+            conf = replace(conf, select=select)
+        if ignore:
+            conf = replace(conf, ignore=conf.ignore | ignore)
+        if args.fail_on:
+            conf = replace(conf, fail_on=Severity.parse(args.fail_on))
+    except (TreeError, ConfigError) as exc:
+        print(f"benchbot: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    result = lint(tree, conf)
+    if args.format == "json":
+        out = json_report.render(result.findings, result.stats, os.path.abspath(args.path) if not args.rev
+                                 else tree.root)
+    else:
+        out = text_report.render(result.findings, result.stats, show_fixes=args.show_fixes)
+    sys.stdout.write(out)
+    if args.timings:
+        for phase, secs in result.facts.timings.items():
+            print(f"{phase:>10}: {secs:.3f}s", file=sys.stderr)
+    failing = [f for f in result.findings if f.severity >= conf.fail_on]
+    return EXIT_FINDINGS if failing else EXIT_OK

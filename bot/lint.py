@@ -1,0 +1,30 @@
+"""The lint pipeline as one pure-ish call: tree -> facts -> findings (no printing)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from bot import rules
+from bot.config import Config
+from bot.findings import Finding
+from bot.repo.facts import Facts, gather
+from bot.repo.tree import Tree
+from bot.report import Stats
+
+
+@dataclass
+class LintResult:
+    findings: list[Finding]
+    facts: Facts
+    stats: Stats
+
+
+def lint(tree: Tree, conf: Config) -> LintResult:
+    t0 = time.perf_counter()
+    facts = gather(tree, conf.profile)
+    findings = rules.run(facts, conf)
+    elapsed = time.perf_counter() - t0
+    files = len(facts.configs) + len(facts.shell_files()) + (1 if facts.runners.path else 0)
+    stats = Stats(files, len(facts.entries), len(facts.launcher_files), len(facts.scripts), elapsed)
+    return LintResult(findings, facts, stats)

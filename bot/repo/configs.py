@@ -1,0 +1,140 @@
+"""Master config entries and the runner label map, as typed facts with positions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.repo.tree import Tree
+from bot.repo.yamlfile import Mark, YamlError, YList, YMap, key_pos, load, pos_of
+
+FIXED = "fixed-seq-len"
+AGENTIC = "agentic-coding"
+
+
+@dataclass(frozen=True)
+class Point:
+    """One search-space item of an entry, with the scenario block it sits in."""
+
+    fields: Mapping[str, Any]
+    pos: Mark
+    scenario: str  # "fixed-seq-len" or "agentic-coding"
+    seq: Mapping[str, Any]  # the block holding isl/osl or trace-source
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.fields.get(key, default)
+
+    @property
+    def spec_decoding(self) -> str:
+        value = self.fields.get("spec-decoding", "none")
+        return str(value) if value is not None else "none"
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    path: str
+    pos: Mark  # of the entry's key
+    fields: Mapping[str, Any]
+    points: tuple[Point, ...]
+
+    def field_pos(self, key: str) -> Mark:
+        return pos_of(self.fields, key, self.pos)
+
+    @property
+    def runner(self) -> str | None:
+        r = self.fields.get("runner")
+        return str(r) if isinstance(r, (str, int, float)) else None
+
+    @property
+    def multinode(self) -> bool:
+        return self.fields.get("multinode") is True
+
+
+@dataclass
+class ConfigFile:
+    path: str
+    entries: list[Entry] = field(default_factory=list)
+    error: YamlError | None = None
+
+
+def load_config(tree: Tree, path: str) -> ConfigFile:
+    text = tree.text(path)
+    if text is None:
+        return ConfigFile(path, error=YamlError("cannot read file", 1, 1))
+    data, err = load(text)
+    if err is not None:
+        return ConfigFile(path, error=err)
+    out = ConfigFile(path)
+    if not isinstance(data, YMap):
+        return out
+    for name, body in data.items():
+        if not isinstance(body, YMap):
+            continue
+        out.entries.append(Entry(str(name), path, key_pos(data, name), body, tuple(_points(body))))
+    return out
+
+
+def _points(body: YMap) -> list[Point]:
+    out: list[Point] = []
+    scenarios = body.get("scenarios")
+    blocks: list[tuple[str, Any]] = []
+    if isinstance(scenarios, YMap):
+        blocks = [(str(k), v) for k, v in scenarios.items()]
+    elif isinstance(body.get("seq-len-configs"), YList):
+        blocks = [(FIXED, body["seq-len-configs"])]
+    for scenario, items in blocks:
+        if not isinstance(items, YList):
+            continue
+        for seq in items:
+            if not isinstance(seq, YMap):
+                continue
+            space = seq.get("search-space")
+            if not isinstance(space, YList):
+                continue
+            for i, item in enumerate(space):
+                if isinstance(item, YMap):
+                    out.append(Point(item, pos_of(space, i), scenario, seq))
+    return out
+
+
+@dataclass
+class Runners:
+    """Runner label -> runner (node) names, from runners.yaml (either format)."""
+
+    path: str | None
+    labels: dict[str, list[str]] = field(default_factory=dict)
+    label_pos: dict[str, Mark] = field(default_factory=dict)
+    node_pos: dict[tuple[str, int], Mark] = field(default_factory=dict)
+    error: YamlError | None = None
+
+    def nodes(self) -> list[tuple[str, str, Mark]]:
+        """(label, node, position) for every node, in file order."""
+        out = []
+        for label, nodes in self.labels.items():
+            for i, node in enumerate(nodes):
+                out.append((label, node, self.node_pos.get((label, i), self.label_pos.get(label, Mark(1, 1)))))
+        return out
+
+
+def load_runners(tree: Tree, candidates: list[str]) -> Runners:
+    for path in candidates:
+        if tree.is_file(path):
+            break
+    else:
+        return Runners(None)
+    text = tree.text(path) or ""
+    data, err = load(text)
+    out = Runners(path, error=err)
+    if err is not None or not isinstance(data, YMap):
+        return out
+    table = data.get("labels") if isinstance(data.get("labels"), YMap) else data
+    for label, nodes in table.items():
+        if not isinstance(nodes, YList):
+            continue
+        out.labels[str(label)] = [str(n) for n in nodes]
+        out.label_pos[str(label)] = key_pos(table, label)
+        for i in range(len(nodes)):
+            out.node_pos[(str(label), i)] = pos_of(nodes, i)
+    return out

@@ -1,0 +1,280 @@
+"""Everything the rules need to know about a repo, gathered once.
+
+Reads the tree (configs, runners.yaml, launchers, benchmark scripts, workflows), parses
+the shell files, and resolves every (entry, search-space point, launcher) to the
+scripts it dispatches by partially evaluating the launcher under the entry's env.
+No judgement happens here: the rules decide what is wrong.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from bot.repo.configs import ConfigFile, Entry, Point, Runners, load_config, load_runners
+from bot.repo.profile import Profile, build_env, is_unknown_env
+from bot.repo.tree import Tree
+from bot.shell import ir
+from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Options, Result, Sourced
+from bot.shell.parse import parse as ts_parse
+from bot.shell.values import Val, known, leading, to_regex, unknown
+
+Parser = Callable[[str, bytes], ir.Script]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One (entry, point, launcher) resolved to what it dispatches."""
+
+    entry: Entry
+    point: Point
+    label: str
+    node: str
+    launcher: str  # the launcher path the workflow runs
+    real: str  # the file that path resolves to (links followed)
+    dispatches: tuple[Dispatch, ...]
+    exits_early: bool  # every path exits before dispatching anything
+    bound_hit: bool
+
+
+class _RepoFS(FileSystem):
+    def __init__(self, facts: Facts) -> None:
+        self.facts = facts
+
+    def is_file(self, path: str) -> bool:
+        return self.facts.tree.is_file(path)
+
+    def is_dir(self, path: str) -> bool:
+        return self.facts.tree.is_dir(path)
+
+    def script(self, path: str) -> ir.Script | None:
+        return self.facts.script(path)
+
+
+@dataclass
+class Facts:
+    tree: Tree
+    profile: Profile
+    parser: Parser = ts_parse
+    configs: list[ConfigFile] = field(default_factory=list)
+    runners: Runners = field(default_factory=lambda: Runners(None))
+    launcher_files: list[str] = field(default_factory=list)
+    scripts: list[str] = field(default_factory=list)  # benchmark scripts (dead-script candidates)
+    runs: list[Run] = field(default_factory=list)
+    # scripts sourced or run by other scripts: path -> where
+    referenced: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    referenced_patterns: list[tuple[re.Pattern[str], str, int]] = field(default_factory=list)
+    workflow_text: str = ""
+    broken_launchers: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    memo: dict[str, Any] = field(default_factory=dict)  # analyses shared between rules
+    _scripts_cache: dict[str, ir.Script | None] = field(default_factory=dict)
+    _result_cache: dict[str, list[tuple[frozenset[tuple[str, Val | None]], Result]]] = field(default_factory=dict)
+    _overrides: dict[str, bytes] = field(default_factory=dict)
+
+    # ------------------------------------------------------------ shell files
+    def script(self, path: str) -> ir.Script | None:
+        """The parsed script at a path (links resolved), cached; None if absent."""
+        real = self.tree.resolve(path)
+        if real is None:
+            return None
+        if real in self._overrides:
+            return self.parser(real, self._overrides[real])
+        if real not in self._scripts_cache:
+            data = self.tree.read(real)
+            self._scripts_cache[real] = self.parser(real, data) if data is not None else None
+        return self._scripts_cache[real]
+
+    def shell_files(self) -> list[str]:
+        """Every shell file the analysis reads (launchers, benchmark scripts, helpers)."""
+        return sorted(set(self.launcher_files) | set(self.tree.glob(self.profile.scripts))
+                      | set(self.tree.glob(["runners/**/*.sh"])))
+
+    @cached_property
+    def entries(self) -> list[Entry]:
+        return [e for c in self.configs for e in c.entries]
+
+    def launcher_of_node(self, node: str) -> str:
+        return self.profile.launcher_for(node)
+
+    # ------------------------------------------------------------ evaluation
+    def options(self) -> Options:
+        from bot.shell.evaluate import DEFAULT_WRAPPERS
+
+        scripts = set(self.scripts)
+        return Options(
+            max_paths=self.profile.max_paths,
+            wrappers=DEFAULT_WRAPPERS | frozenset(self.profile.wrappers),
+            workspace_aliases=tuple(dict.fromkeys(self.profile.workspace_aliases
+                                                  + (self.profile.workspace.rstrip("/") + "/",))),
+            parse=self.parser,
+            follow=lambda p: p not in scripts and p.endswith(".sh") and self.tree.is_file(p),
+            unknown_names=lambda name: is_unknown_env(self.profile, name),
+        )
+
+    def evaluate(self, launcher: str, env: dict[str, Val]) -> Result:
+        """Evaluate a launcher under env; results are cached by the env vars it read."""
+        real = self.tree.resolve(launcher) or launcher
+        cache = self._result_cache.setdefault(real, []) if not self._overrides else []
+        for key, result in cache:
+            if all(env.get(name) == value for name, value in key):
+                return result
+        script = self.script(launcher)
+        if script is None:
+            return Result([])
+        full_env = dict(env)
+        ev = Evaluator(_RepoFS(self), self.options())
+        result = ev.run(script, full_env, argv0=f"./{launcher}")
+        key = frozenset((name, env.get(name)) for name in result.reads)
+        if not self._overrides:
+            cache.append((key, result))
+        return result
+
+    def env_for(self, entry: Entry, point: Point, node: str, label: str) -> dict[str, Val]:
+        passed = self._passed_multi if entry.multinode else self._passed_single
+        env = build_env(self.profile, entry, point, node, label, passed)
+        return env
+
+    @cached_property
+    def _passed_single(self) -> frozenset[str] | None:
+        return self._passed(self.profile.workflow_single)
+
+    @cached_property
+    def _passed_multi(self) -> frozenset[str] | None:
+        return self._passed(self.profile.workflow_multi)
+
+    def _passed(self, templates: Iterable[str]) -> frozenset[str] | None:
+        text = "\n".join(t for t in (self.tree.text(p) for p in templates) if t)
+        if not text:
+            return None
+        names = set(re.findall(r"\b[A-Z][A-Z0-9_]*\b", text))
+        return frozenset(names)
+
+    def resolve_with(self, launcher: str, text: bytes, entry: Entry, point: Point, node: str,
+                     label: str) -> list[Dispatch]:
+        """Dispatches of an entry if the launcher's text were ``text`` (checks a fix)."""
+        real = self.tree.resolve(launcher) or launcher
+        self._overrides[real] = text
+        try:
+            result = self.evaluate(launcher, self.env_for(entry, point, node, label))
+        finally:
+            del self._overrides[real]
+        return [d for d in result.dispatches()]
+
+    # --------------------------------------------------------------- queries
+    def is_script(self, path: str) -> bool:
+        return path in self._script_set
+
+    @cached_property
+    def _script_set(self) -> frozenset[str]:
+        return frozenset(self.scripts)
+
+    def all_benchmark_files(self) -> list[str]:
+        """Benchmark scripts including excluded folders (for 'closest name' hints)."""
+        return self.tree.glob(self.profile.scripts)
+
+
+def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse) -> Facts:
+    t0 = time.perf_counter()
+    facts = Facts(tree, profile, parser)
+    prefetch = getattr(tree, "prefetch", None)
+    config_paths = tree.glob(profile.configs, profile.configs_exclude)
+    facts.launcher_files = tree.glob(profile.launchers)
+    facts.scripts = tree.glob(profile.scripts, profile.scripts_exclude)
+    workflow_paths = tree.glob(profile.workflows)
+    if prefetch is not None:
+        prefetch(config_paths + facts.launcher_files + facts.scripts + workflow_paths + list(profile.runners)
+                 + tree.glob(["runners/**/*.sh"]))
+    facts.configs = [load_config(tree, p) for p in config_paths]
+    facts.runners = load_runners(tree, list(profile.runners))
+    facts.workflow_text = "\n".join(tree.text(p) or "" for p in workflow_paths)
+    t1 = time.perf_counter()
+    for path in facts.shell_files():
+        facts.script(path)
+    facts.broken_launchers = [p for p in facts.launcher_files
+                              if (s := facts.script(p)) is not None and s.errors]
+    t2 = time.perf_counter()
+    _resolve_runs(facts)
+    t3 = time.perf_counter()
+    _scan_references(facts)
+    t4 = time.perf_counter()
+    facts.timings = {"read": t1 - t0, "parse": t2 - t1, "resolve": t3 - t2, "references": t4 - t3}
+    return facts
+
+
+def _resolve_runs(facts: Facts) -> None:
+    labels = facts.runners.labels
+    broken = set(facts.broken_launchers)
+    for entry in facts.entries:
+        label = entry.runner
+        if label is None or label not in labels:
+            continue
+        by_launcher: dict[str, str] = {}
+        for node in labels[label]:
+            by_launcher.setdefault(facts.launcher_of_node(node), node)
+        for launcher, node in by_launcher.items():
+            if not facts.tree.is_file(launcher) or launcher in broken or facts.tree.resolve(launcher) in broken:
+                continue
+            real = facts.tree.resolve(launcher) or launcher
+            for point in entry.points:
+                env = facts.env_for(entry, point, node, label)
+                result = facts.evaluate(launcher, env)
+                dispatches = tuple(result.dispatches())
+                exits = bool(result.paths) and all(p.exited for p in result.paths) and not dispatches
+                facts.runs.append(Run(entry, point, label, node, launcher, real, dispatches, exits,
+                                      result.bound_hit))
+
+
+def _scan_references(facts: Facts) -> None:
+    """Scripts sourced or run by other scripts (benchmark scripts and launchers)."""
+    opts = facts.options()
+    opts.unset_is_unknown = True
+    opts.max_paths = 1  # merge at every fork: we want every script a file may reference
+    opts.follow = None
+    fs = _RepoFS(facts)
+    # launchers: what they source under real envs is in runs; add what any path sources
+    sources: list[tuple[Val, str, int]] = []
+    for run in facts.runs:
+        for d in run.dispatches:
+            sources.append((d.target, d.loc.path, d.loc.line))
+    targets = [p for p in facts.shell_files()]
+    launchers = set(facts.launcher_files)
+    for path in targets:
+        script = facts.script(path)
+        if script is None or not _mentions_other_scripts(script.source):
+            continue
+        ev = Evaluator(fs, opts)
+        result = ev.run(script, {}, argv0=path)
+        for p in result.paths:
+            for e in p.events:
+                # a launcher's dispatches depend on the entry: the runs say what they are
+                if path in launchers and isinstance(e, Dispatch):
+                    continue
+                sources.append((e.target, e.loc.path, e.loc.line))
+    for target, path, line in sources:
+        k = known(target)
+        if k is not None:
+            facts.referenced.setdefault(posixpath.normpath(k) if k else k, []).append((path, line))
+            continue
+        head = leading(target)
+        if "/" in head and not head.startswith("/"):
+            facts.referenced_patterns.append((to_regex(target), path, line))
+
+
+_MENTION = re.compile(rb"(^|[\s;&|(`])(source|\.|bash|sh|exec)\s|\.sh\b")
+
+
+def _mentions_other_scripts(source: bytes) -> bool:
+    return _MENTION.search(source) is not None
+
+
+def is_env_unknown(profile: Profile, name: str) -> bool:
+    return is_unknown_env(profile, name)
+
+
+__all__ = ["Facts", "Run", "gather", "Sourced", "unknown"]

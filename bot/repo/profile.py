@@ -1,0 +1,319 @@
+"""How a benchmark repo is laid out and how an entry becomes a launcher's environment.
+
+The default profile describes SemiAnalysisAI/InferenceX (see dispatch.md); every field
+can be overridden from ``.benchbot.yml`` (``profile:``). Nothing here names a repo.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from bot.repo.configs import AGENTIC, Entry, Point
+from bot.shell.values import Val, lit, unknown
+
+# Environment the benchmark workflow passes to the launcher. "{field}" reads the
+# search-space point, then its scenario block, then the entry; "{field|default}";
+# "{@name}" is derived (see ``_derived``); "?" means "set, value unknown".
+ENV_COMMON: dict[str, str] = {
+    "IMAGE": "{image}",
+    "MODEL": "{model}",
+    "MODEL_PREFIX": "{model-prefix}",
+    "PRECISION": "{precision}",
+    "FRAMEWORK": "{framework}",
+    "SPEC_DECODING": "{spec-decoding|none}",
+    "DISAGG": "{disagg|false}",
+    "EXP_NAME": "{@exp-name}",
+    "ISL": "{isl|}",
+    "OSL": "{osl|}",
+    "MAX_MODEL_LEN": "?",
+    "SCENARIO_TYPE": "{@scenario}",
+    "SCENARIO_SUBDIR": "{@scenario-subdir}",
+    "IS_AGENTIC": "{@is-agentic}",
+    "CONC": "{@conc}",
+    "RUN_EVAL": "?",
+    "EVAL_ONLY": "?",
+    "EVAL_LIMIT": "?",
+    "HF_TOKEN": "?",
+    "KV_OFFLOADING": "{kv-offloading|}",
+    "DURATION": "?",
+    "RESULT_FILENAME": "?",
+}
+ENV_SINGLE: dict[str, str] = {
+    "TP": "{tp}",
+    "EP_SIZE": "{ep|1}",
+    "DP_ATTENTION": "{dp-attn|false}",
+    "PP_SIZE": "{pp|1}",
+    "DCP_SIZE": "{dcp-size|1}",
+    "PCP_SIZE": "{pcp-size|1}",
+}
+ENV_MULTI: dict[str, str] = {
+    "IS_MULTINODE": "true",
+    "CONC_LIST": "{@conc-list}",
+    "PREFILL_NUM_WORKERS": "{prefill.num-worker|1}",
+    "PREFILL_TP": "{prefill.tp}",
+    "PREFILL_EP": "{prefill.ep|1}",
+    "PREFILL_DP_ATTN": "{prefill.dp-attn|false}",
+    "PREFILL_PP_SIZE": "{prefill.pp|1}",
+    "DECODE_NUM_WORKERS": "{decode.num-worker|1}",
+    "DECODE_TP": "{decode.tp}",
+    "DECODE_EP": "{decode.ep|1}",
+    "DECODE_DP_ATTN": "{decode.dp-attn|false}",
+    "DECODE_PP_SIZE": "{decode.pp|1}",
+}
+ENV_RUNNER: dict[str, str] = {
+    "RUNNER_NAME": "{@node}",
+    "RUNNER_TYPE": "{@label}",
+    "GITHUB_WORKSPACE": "/github/workspace",
+}
+# Set on every runner, values unknown. Anything not listed anywhere is unset.
+UNKNOWN_ENV: tuple[str, ...] = (
+    "HOME", "USER", "UID", "PATH", "HOSTNAME", "PWD", "SHELL", "TMPDIR", "LOGNAME",
+    "GITHUB_*", "RUNNER_*", "CI", "HF_HUB_CACHE", "HF_HOME", "SLURM_*", "XDG_*",
+)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A script variant an entry may have: ``_mtp``, a framework suffix, ``agentic/``."""
+
+    name: str
+    suffix: str = ""  # appended to the script stem; may use {field}
+    when: Mapping[str, str] = field(default_factory=dict)  # field -> value it needs
+    folder: tuple[str, str] | None = None  # (from, to): the script lives in another folder
+    env: str = ""  # the env var a launcher must read to dispatch it
+    var: str = ""  # the conventional shell variable holding the suffix
+    snippet: str = ""  # a launcher line that computes ``var``
+
+
+DEFAULT_VARIANTS: tuple[Variant, ...] = (
+    Variant("mtp", suffix="_mtp", when={"spec-decoding": "mtp"}, env="SPEC_DECODING", var="SPEC_SUFFIX",
+            snippet="SPEC_SUFFIX=$([[ \"$SPEC_DECODING\" == \"mtp\" ]] && printf '_mtp' || printf '')"),
+    Variant("framework", suffix="_{framework}", env="FRAMEWORK", var="FRAMEWORK_SUFFIX"),
+    Variant("agentic", when={"@scenario": AGENTIC}, folder=("fixed_seq_len/", "agentic/"),
+            env="SCENARIO_SUBDIR"),
+)
+
+
+@dataclass(frozen=True)
+class Profile:
+    configs: tuple[str, ...] = ("configs/*-master.yaml", ".github/configs/*-master.yaml")
+    configs_exclude: tuple[str, ...] = ("**/deprecated/**",)
+    runners: tuple[str, ...] = ("configs/runners.yaml", ".github/configs/runners.yaml")
+    launcher: str = "runners/launch_{node_prefix}.sh"
+    launchers: tuple[str, ...] = ("runners/launch_*.sh",)
+    node_separator: str = "_"
+    scripts: tuple[str, ...] = ("benchmarks/**/*.sh",)
+    scripts_exclude: tuple[str, ...] = ("**/deprecated/**",)
+    workflows: tuple[str, ...] = (".github/workflows/*.yml", ".github/workflows/*.yaml")
+    workflow_single: tuple[str, ...] = (".github/workflows/benchmark-tmpl.yml",)
+    workflow_multi: tuple[str, ...] = (".github/workflows/benchmark-multinode-tmpl.yml",)
+    env_common: Mapping[str, str] = field(default_factory=lambda: dict(ENV_COMMON))
+    env_single: Mapping[str, str] = field(default_factory=lambda: dict(ENV_SINGLE))
+    env_multi: Mapping[str, str] = field(default_factory=lambda: dict(ENV_MULTI))
+    env_runner: Mapping[str, str] = field(default_factory=lambda: dict(ENV_RUNNER))
+    unknown_env: tuple[str, ...] = UNKNOWN_ENV
+    workspace: str = "/github/workspace"
+    workspace_aliases: tuple[str, ...] = ("/workspace/", "/github/workspace/")
+    wrappers: tuple[str, ...] = ()  # extra wrapper commands, added to the built-in ones
+    variants: tuple[Variant, ...] = DEFAULT_VARIANTS
+    max_paths: int = 32
+
+    def launcher_for(self, node: str) -> str:
+        prefix = node.split(self.node_separator, 1)[0] if self.node_separator else node
+        return self.launcher.replace("{node_prefix}", prefix)
+
+    def prefix_of_launcher(self, path: str) -> str | None:
+        head, _, tail = self.launcher.partition("{node_prefix}")
+        if path.startswith(head) and path.endswith(tail) and len(path) > len(head) + len(tail):
+            return path[len(head) : len(path) - len(tail)]
+        return None
+
+
+_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Profile)}
+
+
+def profile_from_config(data: Mapping[str, Any] | None) -> Profile:
+    """Apply ``profile:`` overrides (kebab-case keys) to the default profile."""
+    if not data:
+        return Profile()
+    changes: dict[str, Any] = {}
+    for key, value in data.items():
+        name = _KEYS.get(str(key))
+        if name is None:
+            raise ValueError(f"unknown profile key {key!r}")
+        if name == "variants":
+            changes[name] = tuple(
+                Variant(str(v["name"]), str(v.get("suffix", "")), dict(v.get("when", {})),
+                        tuple(v["folder"]) if v.get("folder") else None,  # type: ignore[arg-type]
+                        str(v.get("env", "")), str(v.get("var", "")), str(v.get("snippet", "")))
+                for v in value)
+        elif name.startswith("env_"):
+            merged = dict(getattr(Profile(), name))
+            merged.update({str(k): str(v) for k, v in value.items()})
+            changes[name] = {k: v for k, v in merged.items() if v not in ("", None, "unset")}
+        elif name in ("launcher", "node_separator", "workspace"):
+            changes[name] = str(value)
+        elif name == "max_paths":
+            changes[name] = int(value)
+        else:
+            changes[name] = tuple(str(v) for v in (value if isinstance(value, list) else [value]))
+    return replace(Profile(), **changes)
+
+
+# ------------------------------------------------------------------ env
+
+
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+
+
+def seq_name(isl: Any, osl: Any) -> str:
+    names = {(1024, 1024): "1k1k", (8192, 1024): "8k1k", (1024, 8192): "1k8k"}
+    try:
+        return names.get((int(isl), int(osl)), f"{isl}_{osl}")
+    except (TypeError, ValueError):
+        return f"{isl}_{osl}"
+
+
+def _lookup(key: str, entry: Entry, point: Point) -> Any:
+    for source in (point.fields, point.seq, entry.fields):
+        cur: Any = source
+        ok = True
+        for part in key.split("."):
+            if isinstance(cur, Mapping) and part in cur:
+                cur = cur[part]
+            else:
+                ok = False
+                break
+        if ok:
+            return cur
+    return None
+
+
+def _derived(name: str, entry: Entry, point: Point, node: str, label: str) -> Val | None:
+    prefix = entry.fields.get("model-prefix")
+    agentic = point.scenario == AGENTIC
+    if name == "scenario":
+        return lit(point.scenario)
+    if name == "scenario-subdir":
+        return lit("agentic/" if agentic else "fixed_seq_len/")
+    if name == "is-agentic":
+        return lit("1" if agentic else "0")
+    if name == "exp-name":
+        if prefix is None:
+            return None
+        if agentic:
+            return (f"{prefix}_", *unknown("agentic run name"))
+        return lit(f"{prefix}_{seq_name(point.seq.get('isl'), point.seq.get('osl'))}")
+    if name == "conc":
+        for key in ("conc-start", "conc", "conc-end"):
+            if point.fields.get(key) is not None:
+                return lit(str(point.fields[key]))
+        cl = point.fields.get("conc-list")
+        if isinstance(cl, list) and cl:
+            return lit(str(cl[0]))
+        return None
+    if name == "conc-list":
+        cl = point.fields.get("conc-list")
+        return lit(" ".join(str(c) for c in cl)) if isinstance(cl, list) else None
+    if name == "node":
+        return lit(node)
+    if name == "label":
+        return lit(label)
+    return None
+
+
+def _render(template: str, entry: Entry, point: Point, node: str, label: str) -> Val | None:
+    if template == "?":
+        return None
+    out: list[Any] = []
+    pos = 0
+    for m in _PLACEHOLDER.finditer(template):
+        out.append(template[pos : m.start()])
+        key, has_default, default = m.group(1).partition("|")
+        if key.startswith("@"):
+            v = _derived(key[1:], entry, point, node, label)
+            if v is None:
+                if not has_default:
+                    return ()  # unset
+                v = lit(default)
+            out.extend(v)
+        else:
+            raw = _lookup(key, entry, point)
+            if raw is None:
+                if not has_default:
+                    return ()
+                out.append(default)
+            else:
+                out.append(_yaml_str(raw))
+        pos = m.end()
+    out.append(template[pos:])
+    merged: list[Any] = []
+    for p in out:
+        if isinstance(p, str):
+            if not p:
+                continue
+            if merged and isinstance(merged[-1], str):
+                merged[-1] += p
+                continue
+        merged.append(p)
+    return tuple(merged)
+
+
+def _yaml_str(v: Any) -> str:
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    return str(v)
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """The workflow's env for one (entry, point, runner node)."""
+
+    values: Mapping[str, Val]
+
+    def key(self) -> tuple[tuple[str, Val], ...]:
+        return tuple(sorted(self.values.items()))
+
+
+def build_env(profile: Profile, entry: Entry, point: Point, node: str, label: str,
+              passed: frozenset[str] | None = None) -> dict[str, Val]:
+    """Env vars for a launcher run. ``passed``: the names the workflow template mentions
+    (None when there is no template to read); other template vars are left unset."""
+    templates: dict[str, str] = dict(profile.env_common)
+    templates.update(profile.env_multi if entry.multinode else profile.env_single)
+    env: dict[str, Val] = {}
+    for name, template in templates.items():
+        if passed is not None and name not in passed:
+            continue
+        if template == "?":
+            env[name] = unknown(f"${name}")
+            continue
+        v = _render(template, entry, point, node, label)
+        if v is None:
+            env[name] = unknown(f"${name}")
+        elif v != () or template == "":
+            env[name] = v
+        # else: a missing field, the variable stays unset
+    if entry.multinode:
+        for side in ("prefill", "decode"):
+            block = point.fields.get(side)
+            settings = block.get("additional-settings") if isinstance(block, Mapping) else None
+            for item in settings if isinstance(settings, list) else []:
+                if isinstance(item, str) and "=" in item:
+                    k, _, v = item.partition("=")
+                    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k.strip()):
+                        env[k.strip()] = lit(v.strip())
+    for name, template in profile.env_runner.items():
+        v = _render(template, entry, point, node, label)
+        env[name] = v if v is not None else unknown(f"${name}")
+    return env
+
+
+def is_unknown_env(profile: Profile, name: str) -> bool:
+    return any(fnmatch.fnmatchcase(name, p) for p in profile.unknown_env)

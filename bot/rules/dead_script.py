@@ -1,0 +1,82 @@
+"""dead-script: a benchmark script that nothing runs.
+
+What it does:
+    Collects every script that some (config entry, search-space point, launcher)
+    dispatches, every script sourced or run by another script, and every script named in
+    a workflow. A benchmark script in none of these sets is reported, with the reason when
+    it is known (e.g. the launcher ignores the variant it was written for). Scripts in
+    ``deprecated/`` folders are not considered (``scripts-exclude`` in the profile).
+
+Why is this bad?
+    A new script that no job runs usually means the pull request did not do what its
+    author thinks: the results published for its entry come from another script.
+
+Example:
+    ```
+    benchmarks/single_node/fixed_seq_len/kimik2.5_int4_mi300x_mtp.sh   # added by a PR
+    # but runners/launch_mi300x-amds.sh never appends _mtp: no entry reaches the file
+    ```
+
+Fix:
+    Make the launcher dispatch it (see ignored-variant), add the config entry that
+    should run it, or delete it (or move it to ``deprecated/``).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator
+
+from bot.config import Config
+from bot.findings import Finding, Related, Severity
+from bot.repo.facts import Facts
+from bot.rules._variants import entries_text, misses
+from bot.shell.values import known, leading, to_regex
+
+ID = "dead-script"
+CODE = "BB102"
+SEVERITY = Severity.WARNING
+SUMMARY = "a benchmark script that no entry, script or workflow runs"
+
+
+def check(facts: Facts, conf: Config) -> Iterator[Finding]:
+    reached: set[str] = set()
+    patterns = []
+    for run in facts.runs:
+        for d in run.dispatches:
+            k = known(d.target)
+            if k is not None:
+                reached.add(k)
+            elif "/" in leading(d.target):
+                patterns.append(to_regex(d.target))
+    why: dict[str, tuple[list[str], str, str]] = {}
+    for miss in misses(facts):
+        for name, (_, should) in miss.pairs.items():
+            entry = why.setdefault(should, ([], miss.launcher, miss.names))
+            if name not in entry[0]:
+                entry[0].append(name)
+    broken_tokens = []
+    for launcher in facts.broken_launchers:
+        prefix = facts.profile.prefix_of_launcher(launcher)
+        if prefix:
+            broken_tokens.append(prefix.split("-", 1)[0])
+    for script in facts.scripts:
+        if script in reached or script in facts.referenced:
+            continue
+        if any(p.match(script) for p in patterns) or any(p.match(script) for p, _, _ in facts.referenced_patterns):
+            continue
+        base = posixpath.basename(script)
+        if script in facts.workflow_text or base in facts.workflow_text:
+            continue
+        if any(tok and tok in base for tok in broken_tokens):
+            continue  # a launcher that could run it does not parse: unknowable
+        related: list[Related] = []
+        if script in why:
+            names, launcher, variant = why[script]
+            message = (f"no entry runs this script: it would run for {entries_text(sorted(names))} if "
+                       f"{launcher.rsplit('/', 1)[-1]} dispatched {variant} scripts")
+            related.append(Related(launcher, 1, "the launcher that ignores the variant"))
+        else:
+            message = "no config entry, script or workflow runs this script"
+        yield Finding(ID, CODE, SEVERITY, script, 1, 1, message, tuple(related),
+                      tuple(sorted(why[script][0])) if script in why else (), key=script)

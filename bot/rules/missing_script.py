@@ -1,0 +1,77 @@
+"""missing-script: an entry resolves to a benchmark script that does not exist.
+
+What it does:
+    Evaluates the launcher for each entry's search-space points and reports an entry
+    whose dispatched script path names no file in the repo (a typo in the launcher, a
+    renamed precision or model prefix, a script moved to another folder). The closest
+    existing names are suggested.
+
+Why is this bad?
+    The job fails on the GPU runner after waiting for hardware, or, worse, a fallback
+    picks another script.
+
+Example:
+    ```
+    dsr1-fp8-b200-sglang:            # framework sglang, precision fp8
+      runner: b200
+    # launcher: bash benchmarks/single_node/fixed_seq_len/dsr1_fp8_b200.sh  (no such file)
+    ```
+
+Fix:
+    Rename the script or fix the entry's model-prefix / precision / framework, or the
+    launcher's path expression.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator
+
+from bot.config import Config
+from bot.findings import Finding, Related, Severity
+from bot.repo.facts import Facts
+from bot.rules._variants import closest
+from bot.shell.values import describe, known, leading, to_regex, trailing
+
+ID = "missing-script"
+CODE = "BB101"
+SEVERITY = Severity.ERROR
+SUMMARY = "an entry resolves to a script that does not exist"
+
+
+def check(facts: Facts, conf: Config) -> Iterator[Finding]:
+    seen: dict[tuple[str, str, str], list[tuple[str, int, str]]] = {}
+    entries = {}
+    for run in facts.runs:
+        for d in run.dispatches:
+            k = known(d.target)
+            if k is not None:
+                if k.startswith(("/", "~", "../")) or facts.tree.is_file(k) or not k:
+                    continue
+                shown = k
+            else:
+                head = leading(d.target)
+                if "/" not in head or head.startswith("/") or not trailing(d.target).endswith(".sh"):
+                    continue
+                rx = to_regex(d.target)
+                if any(rx.match(f) for f in facts.tree.files()):
+                    continue
+                shown = describe(d.target)
+            key = (run.entry.path, run.entry.name, shown)
+            entries[key] = run
+            where = seen.setdefault(key, [])
+            item = (d.loc.path, d.loc.line, run.launcher)
+            if item not in where:
+                where.append(item)
+    all_scripts = facts.all_benchmark_files()
+    for (path, name, shown), where in sorted(seen.items()):
+        run = entries[(path, name, shown)]
+        launchers = sorted({w[2].rsplit("/", 1)[-1] for w in where})
+        near = closest(posixpath.basename(shown), [posixpath.basename(s) for s in all_scripts])
+        near_paths = [s for s in all_scripts if posixpath.basename(s) in near][:3]
+        message = f"{name} resolves to {shown}, which does not exist (launcher {', '.join(launchers)})"
+        if near_paths:
+            message += f"; closest: {', '.join(near_paths)}"
+        related = tuple(Related(p, line, "builds the path") for p, line, _ in where[:3])
+        yield Finding(ID, CODE, SEVERITY, path, run.entry.pos.line, run.entry.pos.col, message, related,
+                      (name,), key=f"{name}|{shown}")

@@ -1,0 +1,56 @@
+"""no-launcher: runner nodes whose launcher script does not exist.
+
+What it does:
+    The workflow runs ``runners/launch_${RUNNER_NAME%%_*}.sh`` on whichever node picks
+    up the job. For every node in runners.yaml it computes that launcher path and reports
+    the nodes (one finding per missing launcher) for which no file exists.
+
+Why is this bad?
+    Any job that lands on such a node fails with "No such file or directory", and since
+    a label fans out to several nodes, only some runs of an entry fail.
+
+Example:
+    ```
+    b300:
+      - b300-nv_0      # there is no runners/launch_b300-nv.sh
+    ```
+
+Fix:
+    Add the launcher (or a symlink to the launcher of an identical cluster), or fix the
+    node name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from bot.config import Config
+from bot.findings import Finding, Severity
+from bot.repo.facts import Facts
+from bot.rules._variants import entries_text
+
+ID = "no-launcher"
+CODE = "BB105"
+SEVERITY = Severity.ERROR
+SUMMARY = "runner nodes whose launcher file does not exist"
+
+
+def check(facts: Facts, conf: Config) -> Iterator[Finding]:
+    runners = facts.runners
+    if runners.path is None:
+        return
+    missing: dict[str, list[tuple[str, str, int, int]]] = {}
+    for label, node, pos in runners.nodes():
+        launcher = facts.launcher_of_node(node)
+        if not facts.tree.is_file(launcher):
+            missing.setdefault(launcher, []).append((label, node, pos.line, pos.col))
+    for launcher, nodes in missing.items():
+        labels = sorted({n[0] for n in nodes})
+        names = list(dict.fromkeys(n[1] for n in nodes))
+        users = sorted(e.name for e in facts.entries if e.runner in labels)
+        message = (f"{launcher} does not exist, but nodes {entries_text(names, 3)} "
+                   f"(label{'s' if len(labels) > 1 else ''} {', '.join(labels)}) would run it")
+        if users:
+            message += f"; entries affected: {entries_text(users, 3)}"
+        _, _, line, col = nodes[0]
+        yield Finding(ID, CODE, SEVERITY, runners.path, line, col, message, (), tuple(users), key=launcher)

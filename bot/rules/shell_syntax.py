@@ -1,0 +1,44 @@
+"""shell-syntax: a launcher or benchmark script that does not parse.
+
+What it does:
+    Parses every launcher, benchmark script and runner helper with tree-sitter-bash and
+    reports the first syntax error of each file (and how many there are). The rest of the
+    repo is still analysed; scripts that only a broken launcher could run are not
+    reported as dead.
+
+Why is this bad?
+    bash fails when it reaches the error, after the job has waited for a GPU node; and
+    nothing about the file can be checked statically.
+
+Example:
+    ```
+    salloc --partition=compute --gres=gpu:8 )
+    ```
+
+Fix:
+    Fix the syntax; ``bash -n FILE`` confirms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from bot.config import Config
+from bot.findings import Finding, Severity
+from bot.repo.facts import Facts
+
+ID = "shell-syntax"
+CODE = "BB001"
+SEVERITY = Severity.ERROR
+SUMMARY = "a shell file that does not parse"
+
+
+def check(facts: Facts, conf: Config) -> Iterator[Finding]:
+    for path in facts.shell_files():
+        script = facts.script(path)
+        if script is None or not script.errors or facts.tree.is_link(path):
+            continue
+        first = script.errors[0]
+        more = f" (and {len(script.errors) - 1} more)" if len(script.errors) > 1 else ""
+        yield Finding(ID, CODE, SEVERITY, path, first.pos.line, first.pos.col,
+                      f"{first.message}{more}; this file was not analysed", key=path)

@@ -1,0 +1,50 @@
+"""unreachable-launcher: a launcher that no runner node would run.
+
+What it does:
+    Reports ``runners/launch_*.sh`` files whose name (``launch_<node prefix>.sh``) matches
+    no node in runners.yaml.
+
+Why is this bad?
+    Fixes made to it never run; often the cluster was renamed in runners.yaml and the
+    launcher was not, so the nodes now fail with no-launcher.
+
+Example:
+    ```
+    runners/launch_h20-xyz.sh     # runners.yaml has no h20-xyz_* node
+    ```
+
+Fix:
+    Rename the launcher to match its nodes, add the nodes, or delete it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from bot.config import Config
+from bot.findings import Finding, Severity
+from bot.repo.facts import Facts
+
+ID = "unreachable-launcher"
+CODE = "BB106"
+SEVERITY = Severity.WARNING
+SUMMARY = "a launcher that no runner node in runners.yaml would run"
+
+
+def check(facts: Facts, conf: Config) -> Iterator[Finding]:
+    runners = facts.runners
+    if runners.path is None or runners.error is not None:
+        return
+    used = {facts.launcher_of_node(node) for _, node, _ in runners.nodes()}
+    # a launcher that a used launcher runs or links to is reachable too
+    used_real = {facts.tree.resolve(p) for p in used}
+    for run in facts.runs:
+        for d in run.dispatches:
+            used_real.add(d.loc.path)
+    for path in facts.launcher_files:
+        if path in used or path in used_real:
+            continue
+        prefix = facts.profile.prefix_of_launcher(path) or path
+        yield Finding(ID, CODE, SEVERITY, path, 1, 1,
+                      f"no node in {runners.path} is named {prefix}{facts.profile.node_separator}*, "
+                      "so no job runs this launcher", key=path)

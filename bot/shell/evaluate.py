@@ -1,0 +1,1373 @@
+"""Partial evaluation of a shell script under a concrete environment.
+
+The evaluator walks the IR with a set of *paths* (``State``). Everything it can know
+(assignments, parameter expansions, ``[[ ]]`` tests, ``-f`` checks against the repo tree,
+``$(...)`` of ``printf``/``echo``, functions, ``source``) it computes; everything else
+(the output of ``salloc``, the exit status of ``docker``) is ``Unk``. Where a condition
+is unknown the path forks; the number of live paths is bounded, and when the bound is
+hit, paths are merged (differing variables become unknown) and ``bound_hit`` is set.
+
+It never runs anything. What it records are *events*: scripts dispatched
+(``bash X``, ``exec bash X``, ``$(bash X)``, ``bash -c "... X ..."``, ``srun ... X``)
+and files sourced.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from bot.shell import ir
+from bot.shell.values import (
+    EMPTY,
+    Pat,
+    Unk,
+    Val,
+    concat,
+    is_known,
+    known,
+    leading,
+    lit,
+    match,
+    pat_from_val,
+    remove,
+    replace,
+    unknown,
+)
+
+SHELLS = frozenset({"bash", "sh", "dash", "zsh"})
+# Commands that run their argument command (options first).
+PREFIX_COMMANDS = frozenset(
+    {"exec", "command", "nohup", "time", "sudo", "stdbuf", "nice", "setsid", "env", "timeout",
+     "taskset", "numactl", "flock", "xargs", "chrt", "ionice", "unbuffer", "caffeinate"}
+)
+# Commands that run a command somewhere else (a container, a cluster node).
+DEFAULT_WRAPPERS = frozenset(
+    {"srun", "salloc", "sbatch", "docker", "podman", "enroot", "apptainer", "singularity",
+     "mpirun", "torchrun", "ssh", "kubectl", "pdsh", "parallel"}
+)
+_PURE_OUTPUT = frozenset({"echo", "printf"})
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+@dataclass(frozen=True)
+class Loc:
+    path: str
+    line: int
+    col: int = 1
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """A script run by the evaluated file (or a file it sourced)."""
+
+    target: Val  # normalized, repo-relative when known
+    raw: Val  # the value as the command saw it
+    loc: Loc  # where the script word is
+    built_at: Loc  # the line that built the path (an assignment, or the word itself)
+    via: str  # "bash", "exec", "subst", "bash -c", "srun", "direct", ...
+    var_parts: tuple[tuple[str, str], ...] = ()  # (var name, its value) used in the word
+
+
+@dataclass(frozen=True)
+class Sourced:
+    target: Val
+    loc: Loc
+
+
+Event = Dispatch | Sourced
+
+
+@dataclass(frozen=True)
+class Var:
+    value: Val
+    exported: bool = False
+    origin: Loc | None = None
+    parts: tuple[tuple[str, str], ...] = ()  # vars (name, known value) the assignment used
+
+
+@dataclass(frozen=True)
+class PathResult:
+    events: tuple[Event, ...]
+    exited: bool
+
+
+@dataclass
+class Result:
+    paths: list[PathResult]
+    bound_hit: bool = False
+    reads: frozenset[str] = frozenset()
+    notes: list[str] = field(default_factory=list)
+
+    def dispatches(self) -> list[Dispatch]:
+        seen: dict[Dispatch, None] = {}
+        for p in self.paths:
+            for e in p.events:
+                if isinstance(e, Dispatch):
+                    seen.setdefault(e)
+        return list(seen)
+
+    def sourced(self) -> list[Sourced]:
+        seen: dict[Sourced, None] = {}
+        for p in self.paths:
+            for e in p.events:
+                if isinstance(e, Sourced):
+                    seen.setdefault(e)
+        return list(seen)
+
+
+class FileSystem:
+    """What the evaluator may ask about the repository (answered from a tree)."""
+
+    def is_file(self, path: str) -> bool:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def is_dir(self, path: str) -> bool:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def script(self, path: str) -> ir.Script | None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class _Flow(Exception):
+    pass
+
+
+class State:
+    __slots__ = ("vars", "funcs", "argv", "flow", "status", "events", "out", "cwd", "file", "locals", "depth")
+
+    def __init__(self) -> None:
+        self.vars: dict[str, Var] = {}
+        self.funcs: dict[str, tuple[ir.Stmt, ...]] = {}
+        self.argv: tuple[Val, ...] = ()
+        self.flow: str | None = None
+        self.status: int | None = 0
+        self.events: tuple[Event, ...] = ()
+        self.out: Val | None = None
+        self.cwd: Val = EMPTY  # repo-relative; EMPTY is the repo root
+        self.file: str = ""
+        self.locals: list[dict[str, Var | None]] = []
+        self.depth = 0
+
+    def copy(self) -> State:
+        s = State.__new__(State)
+        s.vars = dict(self.vars)
+        s.funcs = self.funcs if not self.funcs else dict(self.funcs)
+        s.argv = self.argv
+        s.flow = self.flow
+        s.status = self.status
+        s.events = self.events
+        s.out = self.out
+        s.cwd = self.cwd
+        s.file = self.file
+        s.locals = [dict(f) for f in self.locals]
+        s.depth = self.depth
+        return s
+
+    def key(self) -> tuple[object, ...]:
+        return (tuple(sorted(self.vars.items(), key=lambda kv: kv[0])), tuple(self.funcs), self.argv,
+                self.flow, self.status, self.events, self.out, self.cwd, self.file)
+
+    def emit(self, event: Event) -> None:
+        if event not in self.events:
+            self.events = self.events + (event,)
+
+
+@dataclass
+class Options:
+    max_paths: int = 32
+    max_depth: int = 12
+    max_loop: int = 16
+    wrappers: frozenset[str] = DEFAULT_WRAPPERS
+    # Absolute prefixes that mean "the repository root" (the checkout, a container mount).
+    workspace_aliases: tuple[str, ...] = ("/workspace/", "/github/workspace/")
+    parse: Callable[[str, bytes], ir.Script] | None = None
+    # Dispatched repo scripts to evaluate as children (e.g. a launcher that execs another).
+    follow: Callable[[str], bool] | None = None
+    # Treat variables that are not set as unknown (scanning a script with no entry env).
+    unset_is_unknown: bool = False
+    # Variables the runner sets with values we cannot know (HOME, USER, ...).
+    unknown_names: Callable[[str], bool] | None = None
+
+
+class Evaluator:
+    def __init__(self, fs: FileSystem, options: Options | None = None) -> None:
+        self.fs = fs
+        self.opt = options or Options()
+        self.bound_hit = False
+        self.reads: set[str] = set()
+        self.notes: list[str] = []
+        self._unk_counter = 0
+
+    # ------------------------------------------------------------------ entry
+    def run(self, script: ir.Script, env: Mapping[str, Val], argv0: str | None = None) -> Result:
+        st = State()
+        st.file = script.path
+        for name, value in env.items():
+            st.vars[name] = Var(value, True, None)
+        st.vars["0"] = Var(lit(argv0 or script.path), False, None)
+        self.bound_hit = False
+        self.reads = set()
+        states = self.block(script.body, [st])
+        paths = [PathResult(s.events, s.flow == "exit") for s in states]
+        return Result(paths, self.bound_hit, frozenset(self.reads), list(self.notes))
+
+    # ------------------------------------------------------------- statements
+    def block(self, stmts: Iterable[ir.Stmt], states: list[State]) -> list[State]:
+        for stmt in stmts:
+            live = [s for s in states if s.flow is None]
+            if not live:
+                break
+            done = [s for s in states if s.flow is not None]
+            nxt: list[State] = []
+            for s in live:
+                nxt.extend(self.stmt(stmt, s))
+            states = self.bound(done + nxt)
+        return states
+
+    def bound(self, states: list[State]) -> list[State]:
+        if len(states) <= 1:
+            return states
+        uniq: dict[tuple[object, ...], State] = {}
+        for s in states:
+            uniq.setdefault(s.key(), s)
+        states = list(uniq.values())
+        if len(states) <= self.opt.max_paths:
+            return states
+        self.bound_hit = True
+        live = [s for s in states if s.flow is None]
+        done = [s for s in states if s.flow is not None]
+        while len(live) + len(done) > self.opt.max_paths and len(live) > 1:
+            a, b = live.pop(), live.pop()
+            live.append(_join(a, b))
+        return live + done[: max(1, self.opt.max_paths - len(live))]
+
+    def stmt(self, stmt: ir.Stmt, st: State) -> list[State]:
+        if isinstance(stmt, ir.Command):
+            return self.command(stmt, st)
+        if isinstance(stmt, ir.Decl):
+            return self.decl(stmt, st)
+        if isinstance(stmt, ir.Test):
+            st.status = _status(self.test(stmt.expr, st)) if stmt.expr is not None else 1
+            return [st]
+        if isinstance(stmt, ir.AndOr):
+            return self.andor(stmt, st)
+        if isinstance(stmt, ir.Pipeline):
+            return self.pipeline(stmt, st)
+        if isinstance(stmt, ir.If):
+            return self.if_(stmt, st)
+        if isinstance(stmt, ir.Case):
+            return self.case(stmt, st)
+        if isinstance(stmt, ir.For):
+            return self.for_(stmt, st)
+        if isinstance(stmt, ir.While):
+            return self.while_(stmt, st)
+        if isinstance(stmt, ir.Group):
+            if stmt.subshell:
+                return [self.subshell(stmt.body, st)]
+            capture_saved = st.out
+            if st.out is not None and _redirects_stdout(stmt.redirects):
+                st.out = None
+            states = self.block(stmt.body, [st])
+            if capture_saved is not None and _redirects_stdout(stmt.redirects):
+                for s in states:
+                    s.out = capture_saved
+            return states
+        if isinstance(stmt, ir.FuncDef):
+            st.funcs = dict(st.funcs)
+            st.funcs[stmt.name] = stmt.body
+            st.status = 0
+            return [st]
+        if isinstance(stmt, ir.ArithCmd):
+            st.status = None
+            return [st]
+        # Opaque
+        st.status = None
+        if st.out is not None:
+            st.out = concat(st.out, unknown(stmt.kind))
+        return [st]
+
+    def subshell(self, body: Iterable[ir.Stmt], st: State) -> State:
+        """Run body in a copy; keep only its events (and output when capturing)."""
+        child = st.copy()
+        results = self.block(body, [child])
+        events = st.events
+        for r in results:
+            for e in r.events:
+                if e not in events:
+                    events = events + (e,)
+        st.events = events
+        statuses = {r.status if r.flow != "exit" else None for r in results}
+        st.status = statuses.pop() if len(statuses) == 1 else None
+        if st.out is not None:
+            outs = {r.out for r in results}
+            st.out = outs.pop() if len(outs) == 1 and None not in outs else concat(st.out, unknown("output"))
+        return st
+
+    def andor(self, stmt: ir.AndOr, st: State) -> list[State]:
+        states = self.stmt(stmt.first, st)
+        for op, nxt in stmt.rest:
+            out: list[State] = []
+            for s in self._split_status(states):
+                if s.flow is not None:
+                    out.append(s)
+                elif (op == "&&") == (s.status == 0):
+                    out.extend(self.stmt(nxt, s))
+                else:
+                    out.append(s)
+            states = self.bound(out)
+        return states
+
+    def _split_status(self, states: list[State]) -> list[State]:
+        out: list[State] = []
+        for s in states:
+            if s.status is None and s.flow is None:
+                t = s.copy()
+                s.status, t.status = 0, 1
+                out.extend((s, t))
+            else:
+                out.append(s)
+        return out
+
+    def pipeline(self, stmt: ir.Pipeline, st: State) -> list[State]:
+        if len(stmt.cmds) == 1:
+            states = self.stmt(stmt.cmds[0], st)
+        else:
+            capture = st.out
+            for cmd in stmt.cmds:
+                st.out = None if capture is None else EMPTY
+                self.subshell((cmd,), st)
+            st.out = None if capture is None else concat(capture, unknown("pipeline output"))
+            states = [st]
+        if stmt.negated:
+            for s in states:
+                s.status = None if s.status is None else int(s.status == 0)
+        return states
+
+    def if_(self, stmt: ir.If, st: State) -> list[State]:
+        pending = [st]
+        result: list[State] = []
+        for cond, body in stmt.clauses:
+            states = self.block(cond, pending)
+            pending = []
+            for s in self._split_status(states):
+                if s.flow is not None:
+                    result.append(s)
+                elif s.status == 0:
+                    result.extend(self.block(body, [s]))
+                else:
+                    pending.append(s)
+            if not pending:
+                break
+        for s in pending:
+            if stmt.else_body is not None:
+                result.extend(self.block(stmt.else_body, [s]))
+            else:
+                s.status = 0
+                result.append(s)
+        return self.bound(result)
+
+    def case(self, stmt: ir.Case, st: State) -> list[State]:
+        subject = self.expand(stmt.word, st)
+        pending = [st]
+        result: list[State] = []
+        for patterns, body in stmt.items:
+            still: list[State] = []
+            for s in pending:
+                verdicts = [match(subject, self.pattern(p, s)) for p in patterns]
+                if any(v is True for v in verdicts):
+                    result.extend(self.block(body, [s]))
+                elif all(v is False for v in verdicts):
+                    still.append(s)
+                else:
+                    t = s.copy()
+                    result.extend(self.block(body, [s]))
+                    still.append(t)
+            pending = still
+            if not pending:
+                break
+        for s in pending:
+            s.status = 0
+        return self.bound(result + pending)
+
+    def for_(self, stmt: ir.For, st: State) -> list[State]:
+        if stmt.items is None:
+            items: list[Val] = list(st.argv)
+        else:
+            items = []
+            for w in stmt.items:
+                v = self.expand(w, st)
+                k = known(v)
+                if k is not None and not _word_is_quoted(w) and any(c.isspace() for c in k):
+                    items.extend(lit(x) for x in k.split())
+                elif k is not None and not _word_is_quoted(w) and any(c in k for c in "*?["):
+                    items.append(unknown(f"glob {k}"))
+                else:
+                    items.append(v)
+        states = [st]
+        for item in items[: self.opt.max_loop]:
+            live = [s for s in states if s.flow is None]
+            for s in live:
+                s.vars[stmt.var] = Var(item, s.vars.get(stmt.var, Var(EMPTY)).exported, None)
+            states = [s for s in states if s.flow is not None] + self.block(stmt.body, live)
+            for s in states:
+                if s.flow == "break":
+                    s.flow = "_broken"
+                elif s.flow == "continue":
+                    s.flow = None
+            states = _join_live(states)
+        if len(items) > self.opt.max_loop:
+            self.notes.append(f"for loop over {len(items)} items evaluated for the first {self.opt.max_loop}")
+        for s in states:
+            if s.flow == "_broken":
+                s.flow = None
+        return states
+
+    def while_(self, stmt: ir.While, st: State) -> list[State]:
+        # One iteration at most: loops in launchers poll for jobs; their bodies rarely
+        # build dispatch paths, and the state after the loop is what follows.
+        states = self.block(stmt.cond, [st])
+        out: list[State] = []
+        for s in self._split_status(states):
+            if s.flow is not None:
+                out.append(s)
+                continue
+            enter = (s.status == 0) != stmt.until
+            if enter:
+                ran = self.block(stmt.body, [s])
+                for r in ran:
+                    if r.flow in ("break", "continue"):
+                        r.flow = None
+                    # variables assigned in the loop body may take other values later
+                    r.status = 0
+                out.extend(ran)
+            else:
+                s.status = 0
+                out.append(s)
+        return self.bound(out)
+
+    # -------------------------------------------------------------- commands
+    def decl(self, stmt: ir.Decl, st: State) -> list[State]:
+        export = stmt.kind == "export" or any("x" in f for f in stmt.flags if f.startswith("-"))
+        is_local = stmt.kind in ("local",) or (stmt.kind in ("declare", "typeset") and bool(st.locals))
+        for a in stmt.assigns:
+            name = a.name
+            if is_local and st.locals and name not in st.locals[-1]:
+                st.locals[-1][name] = st.vars.get(name)
+            old = st.vars.get(name)
+            if a.value is None and a.array is None:
+                if old is not None:
+                    st.vars[name] = Var(old.value, old.exported or export, old.origin, old.parts)
+                elif is_local:
+                    st.vars[name] = Var(EMPTY, False, Loc(st.file, a.pos.line, a.pos.col))
+                # ``export X`` with X unset leaves it unset
+                continue
+            self.assign(a, st, exported=export or (old.exported if old else False))
+        st.status = 0
+        return [st]
+
+    def assign(self, a: ir.Assign, st: State, exported: bool = False) -> None:
+        name = a.name
+        if name.endswith("[]"):
+            return
+        if a.array is not None:
+            vals = [self.expand(w, st) for w in a.array]
+            value = _join_words(vals)
+        else:
+            assert a.value is not None
+            value = self.expand(a.value, st)
+        if a.append:
+            old = st.vars.get(name)
+            value = concat(old.value if old else EMPTY, value)
+        parts = self._var_parts(a.value, st) if a.value is not None else ()
+        st.vars[name] = Var(value, exported, Loc(st.file, a.pos.line, a.pos.col), parts)
+
+    def _var_parts(self, word: ir.Word, st: State) -> tuple[tuple[str, str], ...]:
+        out: list[tuple[str, str]] = []
+        for p in word.parts:
+            if isinstance(p, ir.Param) and _NAME_RE.match(p.name):
+                var = st.vars.get(p.name)
+                if var is not None:
+                    k = known(var.value)
+                    if k is not None:
+                        out.append((p.name, k))
+                    out.extend(var.parts)
+        return tuple(dict.fromkeys(out))
+
+    def command(self, cmd: ir.Command, st: State) -> list[State]:
+        if not cmd.words:
+            status: int | None = 0
+            for a in cmd.assigns:
+                st.status = 0
+                self.assign(a, st, exported=st.vars[a.name].exported if a.name in st.vars else False)
+                if any(isinstance(p, ir.CmdSub) for p in (a.value.parts if a.value else ())):
+                    status = st.status
+            st.status = status
+            return [st] if st.flow is None or st.flow == "exit" else [st]
+        argv = [self.expand(w, st) for w in cmd.words]
+        if st.flow is not None:
+            return [st]
+        argv, widx = _split_fields(argv, cmd.words)
+        if not argv:
+            st.status = 0
+            return [st]
+        name = known(argv[0])
+        saved_out = st.out
+        if st.out is not None and _redirects_stdout(cmd.redirects):
+            st.out = None
+        try:
+            return self._run(cmd, argv, name, st, widx)
+        finally:
+            if saved_out is not None and _redirects_stdout(cmd.redirects):
+                st.out = saved_out
+
+    def _run(self, cmd: ir.Command, argv: list[Val], name: str | None, st: State,
+             widx: list[int]) -> list[State]:
+        args = argv[1:]
+        if name is None:
+            return self.external(cmd, argv, st, widx)
+        if name in (":", "true"):
+            st.status = 0
+            return [st]
+        if name == "false":
+            st.status = 1
+            return [st]
+        if name == "exit":
+            st.flow = "exit"
+            st.status = _int_or_none(args[0]) if args else st.status
+            return [st]
+        if name == "return":
+            st.flow = "return"
+            st.status = _int_or_none(args[0]) if args else st.status
+            return [st]
+        if name in ("break", "continue"):
+            st.flow = name
+            return [st]
+        if name in _PURE_OUTPUT:
+            if st.out is not None:
+                out = _echo(args) if name == "echo" else _printf(args)
+                st.out = concat(st.out, out)
+            st.status = 0
+            return [st]
+        if name in ("dirname", "basename"):
+            if st.out is not None:
+                st.out = concat(st.out, _path_op(name, args), lit("\n"))
+            st.status = 0
+            return [st]
+        if name in ("[", "test"):
+            words = args[:-1] if name == "[" and args and known(args[-1]) == "]" else args
+            st.status = _status(_test_argv(words, self, st))
+            return [st]
+        if name == "unset":
+            for a in args:
+                k = known(a)
+                if k and not k.startswith("-"):
+                    st.vars.pop(k, None)
+                    self.reads.add(k)
+            st.status = 0
+            return [st]
+        if name == "shift":
+            n = _int_or_none(args[0]) if args else 1
+            st.argv = st.argv[n or 1 :]
+            st.status = 0
+            return [st]
+        if name == "cd":
+            target = args[0] if args else unknown("$HOME")
+            st.cwd = self._resolve_dir(target, st)
+            st.status = 0 if is_known(st.cwd) else None
+            return [st]
+        if name in ("source", "."):
+            return self.source(cmd, args, st)
+        if name == "eval":
+            return self.eval_(cmd, args, st)
+        if name in ("set", "trap", "shopt", "ulimit", "umask", "wait", "sleep", "hash", "alias"):
+            if name == "set" and args and known(args[0]) == "--":
+                st.argv = tuple(args[1:])
+            st.status = 0
+            return [st]
+        if name == "read":
+            for a in args:
+                k = known(a)
+                if k and _NAME_RE.match(k):
+                    st.vars[k] = Var(unknown(f"read {k}"), False, Loc(st.file, cmd.pos.line, cmd.pos.col))
+            st.status = None
+            return [st]
+        if name in ("export", "local", "readonly", "declare", "typeset"):
+            # bashlex-style declarations that reached us as commands
+            assigns = []
+            for a in args:
+                k = known(a)
+                if k is None:
+                    continue
+                if "=" in k:
+                    n, _, v = k.partition("=")
+                    assigns.append(ir.Assign(n, ir.Word((ir.Lit(v, True),)), cmd.pos))
+                elif _NAME_RE.match(k):
+                    assigns.append(ir.Assign(k, None, cmd.pos))
+            return self.decl(ir.Decl(name, tuple(assigns), (), cmd.pos), st)
+        if name in st.funcs:
+            return self.call(name, args, st)
+        return self.external(cmd, argv, st, widx)
+
+    def call(self, name: str, args: list[Val], st: State) -> list[State]:
+        if st.depth >= self.opt.max_depth:
+            self.notes.append(f"call depth limit reached at {name}")
+            st.status = None
+            return [st]
+        body = st.funcs[name]
+        saved_argv = st.argv
+        st.argv = tuple(args)
+        st.depth += 1
+        st.locals.append({})
+        states = self.block(body, [st])
+        for s in states:
+            frame = s.locals.pop() if s.locals else {}
+            for var, old in frame.items():
+                if old is None:
+                    s.vars.pop(var, None)
+                else:
+                    s.vars[var] = old
+            s.argv = saved_argv
+            s.depth -= 1
+            if s.flow == "return":
+                s.flow = None
+        return states
+
+    def source(self, cmd: ir.Command, args: list[Val], st: State) -> list[State]:
+        if not args:
+            st.status = 1
+            return [st]
+        target = self.normalize(args[0], st)
+        st.emit(Sourced(target, Loc(st.file, cmd.pos.line, cmd.pos.col)))
+        path = known(target)
+        script = self.fs.script(path) if path else None
+        if script is None or st.depth >= self.opt.max_depth:
+            st.status = None
+            return [st]
+        saved_file, saved_argv = st.file, st.argv
+        st.file = path or st.file
+        if len(args) > 1:
+            st.argv = tuple(args[1:])
+        st.depth += 1
+        states = self.block(script.body, [st])
+        for s in states:
+            s.file, s.depth = saved_file, s.depth - 1
+            if len(args) > 1:
+                s.argv = saved_argv
+            if s.flow == "return":
+                s.flow = None
+        return states
+
+    def eval_(self, cmd: ir.Command, args: list[Val], st: State) -> list[State]:
+        text = " ".join(known(a) or "\0" for a in args)
+        if "\0" in text or self.opt.parse is None:
+            return self.external(cmd, [lit("eval")] + args, st)
+        script = self.opt.parse(st.file, text.encode())
+        return self.block(_shift_lines(script.body, cmd.pos.line - 1), [st])
+
+    def external(self, cmd: ir.Command, argv: list[Val], st: State,
+                 widx: list[int] | None = None) -> list[State]:
+        """A command we do not model: look for a dispatched script, then give up on it."""
+        found = self.find_script(argv, 0)
+        if found is not None:
+            kind, idx, via = found
+            if kind == "script":
+                self._dispatch(cmd, argv, idx, via, st, widx)
+                if via in ("exec", "exec bash"):
+                    st.flow = "exit"
+            elif kind == "-c":
+                self._bash_c(cmd, argv, idx, st, widx)
+        st.status = None
+        if st.out is not None:
+            st.out = concat(st.out, unknown(_cmd_name(argv)))
+        return [st]
+
+    def find_script(self, argv: list[Val], i: int, via: str = "") -> tuple[str, int, str] | None:
+        if i >= len(argv):
+            return None
+        name = known(argv[i])
+        base = posixpath.basename(name) if name else None
+        if base in SHELLS:
+            j = i + 1
+            while j < len(argv):
+                opt = known(argv[j])
+                if opt is None or not opt.startswith(("-", "+")) or opt in ("-", "--"):
+                    if opt in ("-", "--"):
+                        j += 1
+                    break
+                if opt.startswith("-") and not opt.startswith("--") and "c" in opt[1:]:
+                    return ("-c", j + 1, via or "bash -c") if j + 1 < len(argv) else None
+                if opt in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+                    j += 2
+                    continue
+                if opt.startswith("-") and "s" in opt[1:] and not opt.startswith("--"):
+                    return None  # script from stdin
+                j += 1
+            if j < len(argv):
+                return ("script", j, via or ("exec bash" if via == "exec" else base or "bash"))
+            return None
+        if base in PREFIX_COMMANDS or base in self.opt.wrappers:
+            this = via or base or ""
+            if base == "exec":
+                this = "exec"
+            for j in range(i + 1, len(argv)):
+                k = known(argv[j])
+                if k is not None and (k.startswith("-") or "=" in k.split("/")[0]):
+                    continue
+                nb = posixpath.basename(k) if k else None
+                if nb in SHELLS:
+                    return self.find_script(argv, j, "exec bash" if this == "exec" else this)
+                if _looks_like_script(argv[j]):
+                    return ("script", j, this)
+                if base in PREFIX_COMMANDS and k is not None and base not in ("timeout", "taskset", "chrt",
+                                                                            "flock", "numactl", "nice"):
+                    # the wrapped command is a plain program
+                    return self.find_script(argv, j, this) if k and (nb in PREFIX_COMMANDS or
+                                                                      nb in self.opt.wrappers) else None
+            return None
+        if _looks_like_script(argv[i]) and (name is None or "/" in name or name.endswith(".sh")):
+            return ("script", i, via or "direct")
+        return None
+
+    def _dispatch(self, cmd: ir.Command, argv: list[Val], idx: int, via: str, st: State,
+                  widx: list[int] | None) -> None:
+        raw = argv[idx]
+        target = self.normalize(raw, st)
+        word = _word_at(cmd, idx, widx)
+        pos = word.pos if word is not None else cmd.pos
+        loc = Loc(st.file, pos.line or cmd.pos.line, pos.col or cmd.pos.col)
+        built_at = loc
+        var_parts: tuple[tuple[str, str], ...] = ()
+        if word is not None:
+            params = [p for p in word.parts if isinstance(p, ir.Param)]
+            others = [p for p in word.parts if not isinstance(p, ir.Param) and not (isinstance(p, ir.Lit)
+                                                                                    and not p.text)]
+            if len(params) == 1 and not others and params[0].op == "":
+                var = st.vars.get(params[0].name)
+                if var is not None and var.origin is not None:
+                    built_at = var.origin
+                    var_parts = var.parts
+            if not var_parts:
+                var_parts = self._var_parts(word, st)
+        st.emit(Dispatch(target, raw, loc, built_at, via, var_parts))
+        path = known(target)
+        if path and self.opt.follow is not None and self.opt.follow(path) and st.depth < self.opt.max_depth:
+            self._follow(path, argv[idx + 1 :], st)
+
+    def _follow(self, path: str, args: list[Val], st: State) -> None:
+        """Evaluate a repo script that the file runs as a child (a launcher delegating)."""
+        script = self.fs.script(path)
+        if script is None:
+            return
+        child = State()
+        child.file = path
+        child.depth = st.depth + 1
+        child.argv = tuple(args)
+        for n, v in st.vars.items():
+            if v.exported:
+                child.vars[n] = v
+        child.vars["0"] = Var(lit(path), False, None)
+        for r in self.block(script.body, [child]):
+            for e in r.events:
+                st.emit(e)
+
+    def _bash_c(self, cmd: ir.Command, argv: list[Val], idx: int, st: State,
+                widx: list[int] | None) -> None:
+        if self.opt.parse is None or idx >= len(argv):
+            return
+        value = argv[idx]
+        child = State()
+        child.file = st.file
+        child.cwd = st.cwd
+        child.depth = st.depth + 1
+        pieces: list[str] = []
+        for p in value:
+            if isinstance(p, str):
+                pieces.append(p)
+            else:
+                self._unk_counter += 1
+                name = f"__bb_unknown_{self._unk_counter}"
+                child.vars[name] = Var((p,), True, None)
+                pieces.append("${" + name + "}")
+        for n, v in st.vars.items():
+            if v.exported:
+                child.vars[n] = v
+        child.vars["0"] = Var(lit("bash"), False, None)
+        script = self.opt.parse(st.file, "".join(pieces).encode())
+        word = _word_at(cmd, idx, widx)
+        offset = (word.pos.line - 1) if word is not None and word.pos.line else cmd.pos.line - 1
+        results = self.block(_shift_lines(script.body, offset), [child])
+        for r in results:
+            for e in r.events:
+                if isinstance(e, Dispatch):
+                    e = Dispatch(e.target, e.raw, e.loc, e.built_at, "bash -c", e.var_parts)
+                st.emit(e)
+
+    # ---------------------------------------------------------------- paths
+    def normalize(self, value: Val, st: State) -> Val:
+        """Make a script path repo-relative where possible."""
+        head = leading(value)
+        for alias in self.opt.workspace_aliases:
+            a = alias.rstrip("/")
+            if head == a or head.startswith(a + "/"):
+                rest = head[len(a) :].lstrip("/")
+                return _norm(concat(lit(rest), value[1:]))
+        if head.startswith("/"):
+            return value
+        if head.startswith("~"):
+            return value
+        if not value:
+            return value
+        base = st.cwd
+        if base and not is_known(base):
+            return concat(base, lit("/"), value)
+        prefix = known(base) or ""
+        joined = concat(lit(prefix + "/" if prefix else ""), value)
+        return _norm(joined)
+
+    def _resolve_dir(self, target: Val, st: State) -> Val:
+        k = known(target)
+        if k is None:
+            return unknown("cwd")
+        norm = self.normalize(target, st)
+        nk = known(norm)
+        if nk is None or nk.startswith("/"):
+            return unknown(f"cwd {k}")
+        return lit(nk.rstrip("/")) if nk not in (".", "") else EMPTY
+
+    def file_test(self, op: str, value: Val, st: State) -> bool | None:
+        path = known(self.normalize(value, st))
+        if path is None or path.startswith(("/", "~")) or path.startswith("../"):
+            return None
+        path = path.rstrip("/") or "."
+        if op in ("-f", "-s", "-r"):
+            return self.fs.is_file(path)
+        if op == "-d":
+            return self.fs.is_dir(path) or path == "."
+        if op in ("-e", "-a"):
+            return self.fs.is_file(path) or self.fs.is_dir(path)
+        return None
+
+    # -------------------------------------------------------------- words
+    def expand(self, word: ir.Word, st: State) -> Val:
+        out: list[Val] = []
+        for p in word.parts:
+            out.append(self.part(p, st))
+        return concat(*out)
+
+    def pattern(self, word: ir.Word, st: State) -> Pat:
+        out: list[object] = []
+        for p in word.parts:
+            if isinstance(p, ir.Lit):
+                out.append((p.text, not p.quoted))
+            else:
+                v = self.part(p, st)
+                glob = not getattr(p, "quoted", False)
+                out.extend(pat_from_val(v, glob))
+        return tuple(out)  # type: ignore[arg-type]
+
+    def part(self, p: ir.Part, st: State) -> Val:
+        if isinstance(p, ir.Lit):
+            return lit(p.text)
+        if isinstance(p, ir.Param):
+            return self.param(p, st)
+        if isinstance(p, ir.CmdSub):
+            return self.cmdsub(p, st)
+        return self.arith(p.text, st)
+
+    def lookup(self, name: str, st: State) -> Val | None:
+        """The value of a parameter, None when unset."""
+        if name.isdigit():
+            n = int(name)
+            if n == 0:
+                v = st.vars.get("0")
+                return v.value if v else None
+            return st.argv[n - 1] if n - 1 < len(st.argv) else None
+        if name in ("@", "*"):
+            return _join_words(list(st.argv))
+        if name == "#":
+            return lit(str(len(st.argv)))
+        if name == "?":
+            return lit(str(st.status)) if st.status is not None else unknown("$?")
+        if name in ("$", "!", "-", "RANDOM", "SECONDS", "LINENO", "BASHPID", "EPOCHSECONDS"):
+            return unknown(f"${name}")
+        if name == "PWD":
+            return unknown("$PWD")
+        self.reads.add(name)
+        var = st.vars.get(name)
+        if var is None and (self.opt.unset_is_unknown or (self.opt.unknown_names is not None
+                                                           and self.opt.unknown_names(name))):
+            return unknown(f"${name}")
+        return var.value if var is not None else None
+
+    def param(self, p: ir.Param, st: State) -> Val:
+        op = p.op
+        if p.name in ("BASH_SOURCE", "FUNCNAME") and op in ("", "["):
+            return lit(st.file) if p.name == "BASH_SOURCE" else unknown("$FUNCNAME")
+        value = self.lookup(p.name, st)
+        if op == "":
+            return value if value is not None else EMPTY
+        if op == "len":
+            k = known(value or EMPTY)
+            return lit(str(len(k))) if k is not None else unknown(f"${{#{p.name}}}")
+        if op in ("-", ":-", "=", ":=", "?", ":?", "+", ":+"):
+            colon = op.startswith(":")
+            base = op[-1]
+            is_set = value is not None
+            empty = known(value or EMPTY) == ""
+            maybe_empty = value is not None and not is_known(value) and not leading(value) and \
+                not any(isinstance(x, str) and x for x in value)
+            use_alt = (not is_set) or (colon and empty)
+            if colon and maybe_empty:
+                return unknown(f"${{{p.name}{op}...}}")
+            if base == "+":
+                return (self.expand(p.arg, st) if p.arg else EMPTY) if not use_alt else EMPTY
+            if not use_alt:
+                return value or EMPTY
+            if base == "-":
+                return self.expand(p.arg, st) if p.arg else EMPTY
+            if base == "=":
+                v = self.expand(p.arg, st) if p.arg else EMPTY
+                st.vars[p.name] = Var(v, st.vars[p.name].exported if p.name in st.vars else False, None)
+                return v
+            # ? : error, the script exits
+            st.flow = "exit"
+            st.status = 1
+            return EMPTY
+        if value is None:
+            value = EMPTY
+        if op in ("#", "##", "%", "%%"):
+            pat = self.pattern(p.arg, st) if p.arg else ()
+            r = remove(value, pat, op)
+            return r if r is not None else unknown(f"${{{p.name}{op}...}}")
+        if op in ("/", "//", "/#", "/%"):
+            pat = self.pattern(p.arg, st) if p.arg else ()
+            repl = self.expand(p.arg2, st) if p.arg2 else EMPTY
+            r = replace(value, pat, repl, op)
+            return r if r is not None else unknown(f"${{{p.name}{op}...}}")
+        if op == ":":
+            k = known(value)
+            off = _int_or_none(self.expand(p.arg, st)) if p.arg else 0
+            length = _int_or_none(self.expand(p.arg2, st)) if p.arg2 else None
+            if k is None or off is None or (p.arg2 is not None and length is None):
+                return unknown(f"${{{p.name}:...}}")
+            start = off if off >= 0 else max(0, len(k) + off)
+            if length is None:
+                return lit(k[start:])
+            end = start + length if length >= 0 else len(k) + length
+            return lit(k[start:end])
+        if op in ("^^", ",,", "^", ","):
+            k = known(value)
+            if k is None:
+                return unknown(f"${{{p.name}{op}}}")
+            if op == "^^":
+                return lit(k.upper())
+            if op == ",,":
+                return lit(k.lower())
+            return lit((k[:1].upper() if op == "^" else k[:1].lower()) + k[1:])
+        if op == "!":
+            k = known(value)
+            if k and _NAME_RE.match(k):
+                v = self.lookup(k, st)
+                return v if v is not None else EMPTY
+            return unknown(f"${{!{p.name}}}")
+        return unknown(f"${{{p.name}{op}...}}")
+
+    def cmdsub(self, p: ir.CmdSub, st: State) -> Val:
+        child = st.copy()
+        child.out = EMPTY
+        child.status = 0
+        results = self.block(p.body, [child])
+        outs = set()
+        for r in results:
+            for e in r.events:
+                if isinstance(e, Dispatch) and e.via in ("bash", "sh"):
+                    e = Dispatch(e.target, e.raw, e.loc, e.built_at, "subst", e.var_parts)
+                st.emit(e)
+            outs.add(r.out if r.out is not None else unknown("output"))
+        statuses = {r.status for r in results}
+        st.status = statuses.pop() if len(statuses) == 1 else None
+        if len(outs) == 1:
+            out = outs.pop()
+            return _strip_trailing_newlines(out)
+        return unknown("$(...)")
+
+    def arith(self, text: str, st: State) -> Val:
+        expr = text.strip()
+        if re.fullmatch(r"[0-9+\-*/%() ]+", expr):
+            try:
+                return lit(str(int(eval(expr.replace("/", "//"), {"__builtins__": {}}, {}))))  # noqa: S307
+            except Exception:  # noqa: BLE001 - arithmetic on literal digits only
+                return unknown("$((...))")
+        return unknown("$((...))")
+
+    # --------------------------------------------------------------- tests
+    def test(self, expr: ir.TestExpr | None, st: State) -> bool | None:
+        if expr is None:
+            return False
+        if isinstance(expr, ir.TNot):
+            v = self.test(expr.expr, st)
+            return None if v is None else not v
+        if isinstance(expr, ir.TAnd):
+            a = self.test(expr.left, st)
+            if a is False:
+                return False
+            b = self.test(expr.right, st)
+            if a is True:
+                return b
+            return False if b is False else None
+        if isinstance(expr, ir.TOr):
+            a = self.test(expr.left, st)
+            if a is True:
+                return True
+            b = self.test(expr.right, st)
+            if a is False:
+                return b
+            return True if b is True else None
+        if isinstance(expr, ir.TWord):
+            return _nonempty(self.expand(expr.word, st))
+        if isinstance(expr, ir.TUnary):
+            return self.unary(expr.op, self.expand(expr.arg, st), st)
+        left = self.expand(expr.left, st)
+        if expr.op in ("==", "=", "!="):
+            v = match(left, self.pattern(expr.right, st))
+            if expr.op == "!=":
+                return None if v is None else not v
+            return v
+        right = self.expand(expr.right, st)
+        return _binary(expr.op, left, right)
+
+    def unary(self, op: str, value: Val, st: State) -> bool | None:
+        if op == "-n":
+            return _nonempty(value)
+        if op == "-z":
+            v = _nonempty(value)
+            return None if v is None else not v
+        if op in ("-f", "-e", "-a", "-d", "-s", "-r"):
+            return self.file_test(op, value, st)
+        if op == "-v":
+            k = known(value)
+            return (k in st.vars) if k else None
+        return None
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _status(v: bool | None) -> int | None:
+    return None if v is None else (0 if v else 1)
+
+
+def _nonempty(v: Val) -> bool | None:
+    if any(isinstance(p, str) and p for p in v):
+        return True
+    return False if not v else None
+
+
+def _binary(op: str, left: Val, right: Val) -> bool | None:
+    a, b = known(left), known(right)
+    if a is None or b is None:
+        return None
+    if op == "=~":
+        try:
+            return re.search(b, a) is not None
+        except re.error:
+            return None
+    if op in ("<", ">"):
+        return (a < b) if op == "<" else (a > b)
+    ia, ib = _to_int(a), _to_int(b)
+    if ia is None or ib is None:
+        return None
+    return {"-eq": ia == ib, "-ne": ia != ib, "-lt": ia < ib, "-le": ia <= ib, "-gt": ia > ib,
+            "-ge": ia >= ib}.get(op)
+
+
+def _to_int(s: str) -> int | None:
+    try:
+        return int(s.strip())
+    except ValueError:
+        return None
+
+
+def _int_or_none(v: Val) -> int | None:
+    k = known(v)
+    return _to_int(k) if k is not None else None
+
+
+def _test_argv(words: list[Val], ev: Evaluator, st: State) -> bool | None:
+    """``[ ... ]`` / ``test ...`` given as words (the bashlex front-end)."""
+    toks = [known(w) for w in words]
+
+    def expr(i: int) -> tuple[bool | None, int]:
+        left, i = term(i)
+        while i < len(words) and toks[i] in ("-a", "-o"):
+            op = toks[i]
+            right, i = term(i + 1)
+            if op == "-a":
+                left = False if left is False or right is False else (None if None in (left, right) else True)
+            else:
+                left = True if left is True or right is True else (None if None in (left, right) else False)
+        return left, i
+
+    def term(i: int) -> tuple[bool | None, int]:
+        if i < len(words) and toks[i] == "!":
+            v, j = term(i + 1)
+            return (None if v is None else not v), j
+        if i + 2 < len(words) + 0 and toks[i + 1] in ("=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge"):
+            op = toks[i + 1] or ""
+            if op in ("=", "==", "!="):
+                v = match(words[i], pat_from_val(words[i + 2], False))
+                if op == "!=":
+                    v = None if v is None else not v
+            else:
+                v = _binary(op, words[i], words[i + 2])
+            return v, i + 3
+        if i + 1 < len(words) and toks[i] and (toks[i] or "").startswith("-") and len(toks[i] or "") == 2:
+            return ev.unary(toks[i] or "", words[i + 1], st), i + 2
+        if i < len(words):
+            return _nonempty(words[i]), i + 1
+        return False, i
+
+    if not words:
+        return False
+    v, _ = expr(0)
+    return v
+
+
+def _echo(args: list[Val]) -> Val:
+    newline = True
+    interpret = False
+    while args and known(args[0]) in ("-n", "-e", "-E", "-ne", "-en"):
+        flag = known(args[0]) or ""
+        newline = newline and "n" not in flag
+        interpret = "e" in flag
+        args = args[1:]
+    parts: list[Val] = []
+    for i, a in enumerate(args):
+        if i:
+            parts.append(lit(" "))
+        parts.append(_escapes(a) if interpret else a)
+    if newline:
+        parts.append(lit("\n"))
+    return concat(*parts)
+
+
+def _escapes(v: Val) -> Val:
+    return tuple(p.replace("\\n", "\n").replace("\\t", "\t") if isinstance(p, str) else p for p in v)
+
+
+def _printf(args: list[Val]) -> Val:
+    if not args:
+        return EMPTY
+    fmt = known(args[0])
+    if fmt is None:
+        return unknown("printf")
+    rest = list(args[1:])
+    out: list[Val] = []
+    i = 0
+    while True:
+        j = 0
+        while j < len(fmt):
+            ch = fmt[j]
+            if ch == "\\" and j + 1 < len(fmt):
+                out.append(lit({"n": "\n", "t": "\t", "\\": "\\"}.get(fmt[j + 1], fmt[j + 1])))
+                j += 2
+                continue
+            if ch == "%" and j + 1 < len(fmt):
+                m = re.match(r"%[-+ 0#]*[0-9]*(?:\.[0-9]+)?([sdiqbxXfc%])", fmt[j:])
+                if m is None:
+                    out.append(lit(ch))
+                    j += 1
+                    continue
+                conv = m.group(1)
+                if conv == "%":
+                    out.append(lit("%"))
+                else:
+                    arg = rest[i] if i < len(rest) else EMPTY
+                    i += 1
+                    if conv in ("s", "q", "b") and m.group(0) == "%" + conv:
+                        out.append(arg)
+                    else:
+                        k = known(arg)
+                        if k is None:
+                            out.append(unknown("printf"))
+                        else:
+                            try:
+                                out.append(lit(m.group(0).replace("q", "s").replace("b", "s")
+                                               % (int(k) if conv in "diXxc" else k)))
+                            except (ValueError, TypeError):
+                                out.append(unknown("printf"))
+                j += len(m.group(0))
+                continue
+            out.append(lit(ch))
+            j += 1
+        if i >= len(rest) or i == 0:
+            break
+    return concat(*out)
+
+
+def _path_op(name: str, args: list[Val]) -> Val:
+    args = [a for a in args if known(a) not in ("--",)]
+    if not args:
+        return EMPTY
+    k = known(args[0])
+    if k is None:
+        if name == "dirname":
+            # dirname of a path whose last component is unknown: keep the known head
+            head = leading(args[0])
+            if "/" in head and len(args[0]) == 2 and "/" not in head.split("/")[-1]:
+                pass
+        return unknown(name)
+    if name == "dirname":
+        d = posixpath.dirname(k.rstrip("/")) if k.rstrip("/") else "/"
+        return lit(d or ".")
+    b = posixpath.basename(k.rstrip("/"))
+    if len(args) > 1:
+        suffix = known(args[1])
+        if suffix and b.endswith(suffix) and b != suffix:
+            b = b[: -len(suffix)]
+    return lit(b)
+
+
+def _strip_trailing_newlines(v: Val) -> Val:
+    if v and isinstance(v[-1], str):
+        tail = v[-1].rstrip("\n")
+        return v[:-1] + ((tail,) if tail else ())
+    return v
+
+
+def _norm(v: Val) -> Val:
+    k = known(v)
+    if k is not None:
+        n = posixpath.normpath(k) if k else k
+        return lit("" if n == "." else n)
+    head = leading(v)
+    if head.startswith("./"):
+        head = head[2:]
+        while head.startswith("./"):
+            head = head[2:]
+        return concat(lit(head), v[1:])
+    if "/./" in head or "//" in head:
+        head = re.sub(r"/(\./)+", "/", head).replace("//", "/")
+        return concat(lit(head), v[1:])
+    return v
+
+
+def _looks_like_script(v: Val) -> bool:
+    if not v:
+        return False
+    last = v[-1]
+    if not isinstance(last, str):
+        return False
+    text = "".join(p for p in v if isinstance(p, str))
+    return last.endswith(".sh") and ":" not in text and not leading(v).startswith("-")
+
+
+def _cmd_name(argv: list[Val]) -> str:
+    k = known(argv[0]) if argv else None
+    return k or "command"
+
+
+def _redirects_stdout(redirects: tuple[ir.Redirect, ...]) -> bool:
+    for r in redirects:
+        if r.op in (">", ">>", "&>", "&>>", ">|") and r.fd in (None, 1):
+            return True
+        if r.op == ">&" and r.fd in (None, 1):
+            return True
+    return False
+
+
+def _split_fields(argv: list[Val], words: tuple[ir.Word, ...]) -> tuple[list[Val], list[int]]:
+    """Field splitting for unquoted expansions whose value is known (``$CMD`` arrays).
+
+    Returns the fields and, for each, the index of the word it came from.
+    """
+    out: list[Val] = []
+    widx: list[int] = []
+    for i, (v, w) in enumerate(zip(argv, words)):
+        if any(isinstance(p, (ir.Param, ir.CmdSub)) and not getattr(p, "quoted", False) for p in w.parts):
+            k = known(v)
+            if k is not None:
+                fields = k.split()
+                out.extend(lit(x) for x in fields)
+                widx.extend([i] * len(fields))
+                continue
+            if not v:
+                continue
+        out.append(v)
+        widx.append(i)
+    return out, widx
+
+
+def _word_at(cmd: ir.Command, idx: int, widx: list[int] | None) -> ir.Word | None:
+    i = widx[idx] if widx is not None and idx < len(widx) else idx
+    return cmd.words[i] if i < len(cmd.words) else None
+
+
+def _word_is_quoted(w: ir.Word) -> bool:
+    return all(getattr(p, "quoted", False) for p in w.parts)
+
+
+def _join_words(vals: list[Val]) -> Val:
+    parts: list[Val] = []
+    for i, v in enumerate(vals):
+        if i:
+            parts.append(lit(" "))
+        parts.append(v)
+    return concat(*parts)
+
+
+def _join(a: State, b: State) -> State:
+    """Merge two paths: variables that differ become unknown."""
+    s = a.copy()
+    for name in set(a.vars) | set(b.vars):
+        va, vb = a.vars.get(name), b.vars.get(name)
+        if va == vb:
+            continue
+        if va is not None and vb is not None and va.value == vb.value:
+            continue
+        s.vars[name] = Var(unknown(f"${name} (merged paths)"), bool((va and va.exported) or (vb and vb.exported)),
+                           (va or vb).origin if (va or vb) else None)
+    events = a.events
+    for e in b.events:
+        if e not in events:
+            events = events + (e,)
+    s.events = events
+    s.status = a.status if a.status == b.status else None
+    return s
+
+
+def _join_live(states: list[State]) -> list[State]:
+    """Loops: paths forked inside one iteration are joined again before the next."""
+    live = [s for s in states if s.flow is None]
+    if len(live) <= 1:
+        return states
+    joined = live[0]
+    for other in live[1:]:
+        joined = _join(joined, other)
+    return [s for s in states if s.flow is not None] + [joined]
+
+
+def _shift_lines(body: tuple[ir.Stmt, ...], offset: int) -> tuple[ir.Stmt, ...]:
+    """Re-base positions of a parsed string (``bash -c``, ``eval``) onto its file."""
+    if offset <= 0:
+        return body
+    import dataclasses
+
+    def fix(obj: object) -> object:
+        if isinstance(obj, ir.Pos):
+            return ir.Pos(obj.line + offset, obj.col, obj.end_line + offset, obj.end_col)
+        if isinstance(obj, tuple):
+            return tuple(fix(x) for x in obj)
+        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            return dataclasses.replace(obj, **{f.name: fix(getattr(obj, f.name))  # type: ignore[arg-type]
+                                               for f in dataclasses.fields(obj)})
+        return obj
+
+    return fix(body)  # type: ignore[return-value]
+
+
+__all__ = ["Dispatch", "Evaluator", "FileSystem", "Loc", "Options", "PathResult", "Result", "Sourced", "State",
+           "Unk", "Val"]

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Kimi-K2.5 INT4 on MI325X with vLLM and an EAGLE3 draft model (spec-decoding: mtp).
+source "$(dirname "$0")/../../benchmark_lib.sh"
+
+check_env_vars MODEL TP CONC ISL OSL MAX_MODEL_LEN
+PORT="${PORT:-8888}"
+
+vllm serve "$MODEL" --tensor-parallel-size "$TP" --max-model-len "$MAX_MODEL_LEN" \
+    --port "$PORT" --trust-remote-code \
+    --speculative-config '{"method": "eagle3", "model": "lightseekorg/kimi-k2.5-eagle3", "num_speculative_tokens": 3}' > server.log 2>&1 &
+
+wait_for_server "$PORT"
+run_client

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Kimi-K2.5 INT4 on MI355X with vLLM (no speculative decoding).
+source "$(dirname "$0")/../../benchmark_lib.sh"
+
+check_env_vars MODEL TP CONC ISL OSL MAX_MODEL_LEN
+PORT="${PORT:-8888}"
+
+vllm serve "$MODEL" --tensor-parallel-size "$TP" --max-model-len "$MAX_MODEL_LEN" \
+    --port "$PORT" --trust-remote-code > server.log 2>&1 &
+
+wait_for_server "$PORT"
+run_client
