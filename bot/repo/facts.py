@@ -22,6 +22,7 @@ from bot.repo.tree import Tree
 from bot.shell import ir
 from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Options, Result, Sourced
 from bot.shell.parse import parse as ts_parse
+from bot.shell.parse import syntax_errors
 from bot.shell.values import Val, known, leading, to_regex, unknown
 
 Parser = Callable[[str, bytes], ir.Script]
@@ -73,6 +74,7 @@ class Facts:
     broken_launchers: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     memo: dict[str, Any] = field(default_factory=dict)  # analyses shared between rules
+    syntax: dict[str, tuple[ir.ParseError, ...]] = field(default_factory=dict)  # real path -> errors
     _scripts_cache: dict[str, ir.Script | None] = field(default_factory=dict)
     _result_cache: dict[str, list[tuple[frozenset[tuple[str, Val | None]], Result]]] = field(default_factory=dict)
     _overrides: dict[str, bytes] = field(default_factory=dict)
@@ -130,7 +132,7 @@ class Facts:
         full_env = dict(env)
         ev = Evaluator(_RepoFS(self), self.options())
         result = ev.run(script, full_env, argv0=f"./{launcher}")
-        key = frozenset((name, env.get(name)) for name in result.reads)
+        key = frozenset((name, env.get(name)) for name in result.relevant)
         if not self._overrides:
             cache.append((key, result))
         return result
@@ -195,9 +197,11 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse) -> Facts:
     facts.workflow_text = "\n".join(tree.text(p) or "" for p in workflow_paths)
     t1 = time.perf_counter()
     for path in facts.shell_files():
-        facts.script(path)
-    facts.broken_launchers = [p for p in facts.launcher_files
-                              if (s := facts.script(p)) is not None and s.errors]
+        real = tree.resolve(path)
+        data = tree.read(path) if real is not None else None
+        if real is not None and data is not None and real not in facts.syntax:
+            facts.syntax[real] = syntax_errors(data)
+    facts.broken_launchers = [p for p in facts.launcher_files if facts.syntax.get(tree.resolve(p) or p)]
     t2 = time.perf_counter()
     _resolve_runs(facts)
     t3 = time.perf_counter()
@@ -221,7 +225,7 @@ def _resolve_runs(facts: Facts) -> None:
             if not facts.tree.is_file(launcher) or launcher in broken or facts.tree.resolve(launcher) in broken:
                 continue
             real = facts.tree.resolve(launcher) or launcher
-            for point in entry.points:
+            for point in _representatives(facts.profile, entry.points):
                 env = facts.env_for(entry, point, node, label)
                 result = facts.evaluate(launcher, env)
                 dispatches = tuple(result.dispatches())
@@ -230,47 +234,71 @@ def _resolve_runs(facts: Facts) -> None:
                                       result.bound_hit))
 
 
+def _representatives(profile: Profile, points: tuple[Point, ...]) -> list[Point]:
+    """The points to evaluate: by default one per scenario, sequence length and value of
+    the ``point-keys`` fields (spec-decoding); sizing fields (tp, ep, conc, worker
+    blocks) choose resources, not scripts. ``all-points: true`` evaluates every point."""
+    if profile.all_points:
+        return list(points)
+    seen: dict[tuple[object, ...], Point] = {}
+    for p in points:
+        key = (p.scenario, str(p.seq.get("isl")), str(p.seq.get("osl")),
+               tuple(str(p.fields.get(k)) for k in profile.point_keys))
+        seen.setdefault(key, p)
+    return list(seen.values())
+
+
 def _scan_references(facts: Facts) -> None:
-    """Scripts sourced or run by other scripts (benchmark scripts and launchers)."""
+    """Scripts sourced or run by other scripts.
+
+    A script whose file name appears (outside comments) in another shell file counts as
+    referenced; files that build a script path entirely from variables
+    (``source "$LIB"``) are evaluated in scan mode to find what they may reference.
+    """
+    names: dict[str, list[str]] = {}
+    for s in facts.tree.glob(facts.profile.scripts):
+        names.setdefault(posixpath.basename(s), []).append(s)
+    dynamic: list[str] = []
+    for path in facts.shell_files():
+        text = facts.tree.text(path) or ""
+        body = _COMMENT.sub("", text)
+        for m in _SH_WORD.finditer(body):
+            for target in names.get(m.group(1), ()):
+                if target != path:
+                    line = body.count("\n", 0, m.start()) + 1
+                    facts.referenced.setdefault(target, []).append((path, line))
+        if _DYNAMIC.search(body):
+            dynamic.append(path)
     opts = facts.options()
+    opts.linear = True  # take every branch: we want every script a file may reference
+    opts.descend_source = False
     opts.unset_is_unknown = True
-    opts.max_paths = 1  # merge at every fork: we want every script a file may reference
     opts.follow = None
     fs = _RepoFS(facts)
-    # launchers: what they source under real envs is in runs; add what any path sources
-    sources: list[tuple[Val, str, int]] = []
-    for run in facts.runs:
-        for d in run.dispatches:
-            sources.append((d.target, d.loc.path, d.loc.line))
-    targets = [p for p in facts.shell_files()]
     launchers = set(facts.launcher_files)
-    for path in targets:
+    for path in dynamic:
         script = facts.script(path)
-        if script is None or not _mentions_other_scripts(script.source):
+        if script is None:
             continue
-        ev = Evaluator(fs, opts)
-        result = ev.run(script, {}, argv0=path)
+        result = Evaluator(fs, opts).run(script, {}, argv0=path)
         for p in result.paths:
             for e in p.events:
                 # a launcher's dispatches depend on the entry: the runs say what they are
                 if path in launchers and isinstance(e, Dispatch):
                     continue
-                sources.append((e.target, e.loc.path, e.loc.line))
-    for target, path, line in sources:
-        k = known(target)
-        if k is not None:
-            facts.referenced.setdefault(posixpath.normpath(k) if k else k, []).append((path, line))
-            continue
-        head = leading(target)
-        if "/" in head and not head.startswith("/"):
-            facts.referenced_patterns.append((to_regex(target), path, line))
+                k = known(e.target)
+                if k is not None:
+                    facts.referenced.setdefault(posixpath.normpath(k) if k else k, []).append((path, e.loc.line))
+                    continue
+                head = leading(e.target)
+                if "/" in head and not head.startswith("/"):
+                    facts.referenced_patterns.append((to_regex(e.target), path, e.loc.line))
 
 
-_MENTION = re.compile(rb"(^|[\s;&|(`])(source|\.|bash|sh|exec)\s|\.sh\b")
-
-
-def _mentions_other_scripts(source: bytes) -> bool:
-    return _MENTION.search(source) is not None
+_COMMENT = re.compile(r"(?m)^[ \t]*#.*$")
+_SH_WORD = re.compile(r"([A-Za-z0-9_.+-]+\.sh)\b")
+# ``source "$X"``, ``bash ${DIR}/$NAME`` ...: a script path with no literal file name
+_DYNAMIC = re.compile(r"(?m)(?:^|[;&|(`\s])(?:source|\.|bash|sh|exec)\s+[\"']?\$(?![^\n]*\.sh\b)")
 
 
 def is_env_unknown(profile: Profile, name: str) -> bool:

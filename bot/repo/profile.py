@@ -121,6 +121,10 @@ class Profile:
     wrappers: tuple[str, ...] = ()  # extra wrapper commands, added to the built-in ones
     variants: tuple[Variant, ...] = DEFAULT_VARIANTS
     max_paths: int = 32
+    # Search-space fields that may change which script runs; points that agree on them
+    # (and on scenario and sequence lengths) are evaluated once unless all_points is set.
+    point_keys: tuple[str, ...] = ("spec-decoding",)
+    all_points: bool = False
 
     def launcher_for(self, node: str) -> str:
         prefix = node.split(self.node_separator, 1)[0] if self.node_separator else node
@@ -159,6 +163,8 @@ def profile_from_config(data: Mapping[str, Any] | None) -> Profile:
             changes[name] = str(value)
         elif name == "max_paths":
             changes[name] = int(value)
+        elif name == "all_points":
+            changes[name] = bool(value)
         else:
             changes[name] = tuple(str(v) for v in (value if isinstance(value, list) else [value]))
     return replace(Profile(), **changes)

@@ -35,10 +35,10 @@ SUMMARY = "a shell file that does not parse"
 
 def check(facts: Facts, conf: Config) -> Iterator[Finding]:
     for path in facts.shell_files():
-        script = facts.script(path)
-        if script is None or not script.errors or facts.tree.is_link(path):
+        errors = facts.syntax.get(path)
+        if not errors or facts.tree.is_link(path):
             continue
-        first = script.errors[0]
-        more = f" (and {len(script.errors) - 1} more)" if len(script.errors) > 1 else ""
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         yield Finding(ID, CODE, SEVERITY, path, first.pos.line, first.pos.col,
                       f"{first.message}{more}; this file was not analysed", key=path)

@@ -33,6 +33,7 @@ import re
 from typing import Any
 
 import bashlex  # type: ignore[import-untyped, unused-ignore]
+import bashlex.subst  # type: ignore[import-untyped, unused-ignore]
 
 from bot.shell import ir
 
@@ -62,7 +63,34 @@ class _ConvertError(Exception):
         self.offset = offset
 
 
+class _UnclosedBrace(Exception):
+    """Raised instead of letting bashlex 0.18 loop forever on a ``${`` with no ``}``."""
+
+
+def _guard_bashlex() -> None:
+    """Make bashlex fail instead of hanging on words like ``x'${'``.
+
+    bashlex's ``subst._paramexpand`` does ``string.find('}')`` and, on -1, restarts the
+    word at offset 0: an endless loop. The tokenizer rejects an unquoted ``${`` without
+    ``}``, but not one inside single quotes in the middle of a word. The wrapper raises
+    for exactly that case and delegates everything else.
+    """
+    subst = bashlex.subst
+    original = getattr(subst, "_paramexpand", None)
+    if original is None or getattr(original, "_bot_guarded", False):
+        return
+
+    def guarded(parserobj: Any, string: str, sindex: int) -> Any:
+        if string.startswith("${", sindex) and string.find("}", sindex + 2) < 0:
+            raise _UnclosedBrace(f"bad substitution: no closing '}}' in {string!r}")
+        return original(parserobj, string, sindex)
+
+    guarded._bot_guarded = True  # type: ignore[attr-defined]
+    subst._paramexpand = guarded
+
+
 def parse(path: str, source: bytes) -> ir.Script:
+    _guard_bashlex()
     try:
         text = source.decode("utf-8", "surrogateescape")
         loc = _Locator(text)
@@ -87,7 +115,7 @@ def parse(path: str, source: bytes) -> ir.Script:
 
 def _error(exc: BaseException, offset: int | None, loc: _Locator) -> ir.ParseError:
     message = str(exc) or type(exc).__name__
-    if not isinstance(exc, (bashlex.errors.ParsingError, _ConvertError)):
+    if not isinstance(exc, (bashlex.errors.ParsingError, _ConvertError, _UnclosedBrace)):
         message = f"{type(exc).__name__}: {message}"
     if offset is None:
         return ir.ParseError(f"bashlex: {message}", ir.Pos(1, 1))
@@ -231,7 +259,13 @@ class _Converter:
             s = self.stmt(part)
             if s is not None:
                 cmds.append(s)
-        return ir.Pipeline(tuple(cmds), negated, self.pos(node))
+        pos = self.pos(node)
+        if negated and len(cmds) == 1 and isinstance(cmds[0], ir.Command) and cmds[0].redirects:
+            # tree-sitter reads ``! cmd >f`` as ``(! cmd) >f``; the same thing, in parse.py's shape
+            cmd = cmds[0]
+            bare = ir.Command(cmd.words, cmd.assigns, (), cmd.pos)
+            return ir.Group((ir.Pipeline((bare,), True, pos),), False, cmd.redirects, pos)
+        return ir.Pipeline(tuple(cmds), negated, pos)
 
     def compound(self, node: Node) -> ir.Stmt | None:
         parts = list(node.list)
@@ -362,7 +396,10 @@ class _Converter:
                 assigns.append(part)  # bashlex misses some, e.g. ``X[0]=a``
             elif part.kind in ("word", "assignment"):
                 words.append(part)
-        spans = [self.span(p) for p in assigns + words]
+        # tree-sitter counts a here-string as part of the command, other redirections not
+        keep = {id(p) for p in assigns + words}
+        spans = sorted(self.span(p) for p in node.parts
+                       if id(p) in keep or (p.kind == "redirect" and getattr(p, "type", "") == "<<<"))
         pos = self.loc.pos(spans[0][0], spans[-1][1]) if spans else self.pos(node)
         stmt: ir.Stmt
         head = self.raw(words[0]) if words else ""

@@ -49,6 +49,8 @@ DEFAULT_WRAPPERS = frozenset(
      "mpirun", "torchrun", "ssh", "kubectl", "pdsh", "parallel"}
 )
 _PURE_OUTPUT = frozenset({"echo", "printf"})
+
+_STRING_CACHE: dict[tuple[str, str], ir.Script] = {}
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -86,6 +88,7 @@ class Var:
     exported: bool = False
     origin: Loc | None = None
     parts: tuple[tuple[str, str], ...] = ()  # vars (name, known value) the assignment used
+    deps: frozenset[str] = frozenset()  # the environment variables the value derives from
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,9 @@ class PathResult:
 class Result:
     paths: list[PathResult]
     bound_hit: bool = False
-    reads: frozenset[str] = frozenset()
+    # Environment variables that influenced a branch, a loop or a dispatched path: two
+    # environments that agree on these give the same result.
+    relevant: frozenset[str] = frozenset()
     notes: list[str] = field(default_factory=list)
 
     def dispatches(self) -> list[Dispatch]:
@@ -136,7 +141,11 @@ class _Flow(Exception):
 
 
 class State:
-    __slots__ = ("vars", "funcs", "argv", "flow", "status", "events", "out", "cwd", "file", "locals", "depth")
+    """One path through the script. ``vars`` is copy-on-write: forks share the dict until
+    one of them assigns, which also lets identical forks be recognised by identity."""
+
+    __slots__ = ("vars", "funcs", "argv", "flow", "status", "events", "out", "cwd", "file", "locals", "depth",
+                 "_shared")
 
     def __init__(self) -> None:
         self.vars: dict[str, Var] = {}
@@ -150,11 +159,26 @@ class State:
         self.file: str = ""
         self.locals: list[dict[str, Var | None]] = []
         self.depth = 0
+        self._shared = False
+
+    def setvar(self, name: str, var: Var) -> None:
+        if self._shared:
+            self.vars = dict(self.vars)
+            self._shared = False
+        self.vars[name] = var
+
+    def delvar(self, name: str) -> None:
+        if name in self.vars:
+            if self._shared:
+                self.vars = dict(self.vars)
+                self._shared = False
+            del self.vars[name]
 
     def copy(self) -> State:
         s = State.__new__(State)
-        s.vars = dict(self.vars)
-        s.funcs = self.funcs if not self.funcs else dict(self.funcs)
+        s.vars = self.vars
+        self._shared = s._shared = True
+        s.funcs = self.funcs  # replaced, never mutated, when a function is defined
         s.argv = self.argv
         s.flow = self.flow
         s.status = self.status
@@ -165,6 +189,10 @@ class State:
         s.locals = [dict(f) for f in self.locals]
         s.depth = self.depth
         return s
+
+    def quick_key(self) -> tuple[object, ...]:
+        return (id(self.vars), id(self.funcs), self.argv, self.flow, self.status, id(self.events), self.out,
+                self.cwd, self.file, self.depth, len(self.locals))
 
     def key(self) -> tuple[object, ...]:
         return (tuple(sorted(self.vars.items(), key=lambda kv: kv[0])), tuple(self.funcs), self.argv,
@@ -186,6 +214,10 @@ class Options:
     parse: Callable[[str, bytes], ir.Script] | None = None
     # Dispatched repo scripts to evaluate as children (e.g. a launcher that execs another).
     follow: Callable[[str], bool] | None = None
+    # Scan mode: every branch is taken, in sequence, on one path (finds every reference).
+    linear: bool = False
+    # Evaluate sourced files inline (off when scanning: each file is scanned on its own).
+    descend_source: bool = True
     # Treat variables that are not set as unknown (scanning a script with no entry env).
     unset_is_unknown: bool = False
     # Variables the runner sets with values we cannot know (HOME, USER, ...).
@@ -197,22 +229,42 @@ class Evaluator:
         self.fs = fs
         self.opt = options or Options()
         self.bound_hit = False
-        self.reads: set[str] = set()
+        self.relevant: set[str] = set()
+        self._frames: list[set[str]] = []
+        self._cmd_deps: frozenset[str] = frozenset()
         self.notes: list[str] = []
         self._unk_counter = 0
+
+    # ------------------------------------------------------------ dependencies
+    def _push(self) -> None:
+        self._frames.append(set())
+
+    def _pop(self) -> frozenset[str]:
+        deps = self._frames.pop()
+        if self._frames:
+            self._frames[-1].update(deps)
+        return frozenset(deps)
+
+    def _control(self, deps: Iterable[str]) -> None:
+        self.relevant.update(deps)
+
+    def _significant(self) -> None:
+        """The current command's words decide something: its deps are relevant."""
+        self.relevant.update(self._cmd_deps)
 
     # ------------------------------------------------------------------ entry
     def run(self, script: ir.Script, env: Mapping[str, Val], argv0: str | None = None) -> Result:
         st = State()
         st.file = script.path
         for name, value in env.items():
-            st.vars[name] = Var(value, True, None)
-        st.vars["0"] = Var(lit(argv0 or script.path), False, None)
+            st.setvar(name, Var(value, True, None, (), frozenset((name,))))
+        st.setvar("0", Var(lit(argv0 or script.path), False, None))
         self.bound_hit = False
-        self.reads = set()
+        self.relevant = set()
+        self._frames = []
         states = self.block(script.body, [st])
         paths = [PathResult(s.events, s.flow == "exit") for s in states]
-        return Result(paths, self.bound_hit, frozenset(self.reads), list(self.notes))
+        return Result(paths, self.bound_hit, frozenset(self.relevant), list(self.notes))
 
     # ------------------------------------------------------------- statements
     def block(self, stmts: Iterable[ir.Stmt], states: list[State]) -> list[State]:
@@ -230,6 +282,12 @@ class Evaluator:
     def bound(self, states: list[State]) -> list[State]:
         if len(states) <= 1:
             return states
+        quick: dict[tuple[object, ...], State] = {}
+        for s in states:
+            quick.setdefault(s.quick_key(), s)
+        states = list(quick.values())
+        if len(states) <= self.opt.max_paths:
+            return states
         uniq: dict[tuple[object, ...], State] = {}
         for s in states:
             uniq.setdefault(s.key(), s)
@@ -245,12 +303,16 @@ class Evaluator:
         return live + done[: max(1, self.opt.max_paths - len(live))]
 
     def stmt(self, stmt: ir.Stmt, st: State) -> list[State]:
+        if self.opt.linear and isinstance(stmt, (ir.If, ir.Case, ir.AndOr, ir.While)):
+            return self._linear(stmt, st)
         if isinstance(stmt, ir.Command):
             return self.command(stmt, st)
         if isinstance(stmt, ir.Decl):
             return self.decl(stmt, st)
         if isinstance(stmt, ir.Test):
+            self._push()
             st.status = _status(self.test(stmt.expr, st)) if stmt.expr is not None else 1
+            self._control(self._pop())
             return [st]
         if isinstance(stmt, ir.AndOr):
             return self.andor(stmt, st)
@@ -287,6 +349,31 @@ class Evaluator:
         st.status = None
         if st.out is not None:
             st.out = concat(st.out, unknown(stmt.kind))
+        return [st]
+
+    def _linear(self, stmt: ir.If | ir.Case | ir.AndOr | ir.While, st: State) -> list[State]:
+        """Scan mode: run every branch, one after another, on a single path."""
+        blocks: list[tuple[ir.Stmt, ...]] = []
+        if isinstance(stmt, ir.If):
+            for cond, body in stmt.clauses:
+                blocks += [cond, body]
+            if stmt.else_body is not None:
+                blocks.append(stmt.else_body)
+        elif isinstance(stmt, ir.Case):
+            self.expand(stmt.word, st)
+            blocks = [body for _, body in stmt.items]
+        elif isinstance(stmt, ir.AndOr):
+            blocks = [(stmt.first,)] + [(s,) for _, s in stmt.rest]
+        else:
+            blocks = [stmt.cond, stmt.body]
+        for b in blocks:
+            states = self.block(b, [st])
+            st = states[0]
+            for other in states[1:]:
+                st = _join(st, other)
+            if st.flow in ("exit", "return", "break", "continue"):
+                st.flow = None
+        st.status = None
         return [st]
 
     def subshell(self, body: Iterable[ir.Stmt], st: State) -> State:
@@ -370,13 +457,16 @@ class Evaluator:
         return self.bound(result)
 
     def case(self, stmt: ir.Case, st: State) -> list[State]:
+        self._push()
         subject = self.expand(stmt.word, st)
+        pats = [[self.pattern(p, st) for p in patterns] for patterns, _ in stmt.items]
+        self._control(self._pop())
         pending = [st]
         result: list[State] = []
-        for patterns, body in stmt.items:
+        for (patterns, body), item_pats in zip(stmt.items, pats):
             still: list[State] = []
             for s in pending:
-                verdicts = [match(subject, self.pattern(p, s)) for p in patterns]
+                verdicts = [match(subject, pat) for pat in item_pats]
                 if any(v is True for v in verdicts):
                     result.extend(self.block(body, [s]))
                 elif all(v is False for v in verdicts):
@@ -397,6 +487,7 @@ class Evaluator:
             items: list[Val] = list(st.argv)
         else:
             items = []
+            self._push()
             for w in stmt.items:
                 v = self.expand(w, st)
                 k = known(v)
@@ -406,11 +497,12 @@ class Evaluator:
                     items.append(unknown(f"glob {k}"))
                 else:
                     items.append(v)
+            self._control(self._pop())
         states = [st]
         for item in items[: self.opt.max_loop]:
             live = [s for s in states if s.flow is None]
             for s in live:
-                s.vars[stmt.var] = Var(item, s.vars.get(stmt.var, Var(EMPTY)).exported, None)
+                s.setvar(stmt.var, Var(item, s.vars.get(stmt.var, Var(EMPTY)).exported, None))
             states = [s for s in states if s.flow is not None] + self.block(stmt.body, live)
             for s in states:
                 if s.flow == "break":
@@ -459,9 +551,9 @@ class Evaluator:
             old = st.vars.get(name)
             if a.value is None and a.array is None:
                 if old is not None:
-                    st.vars[name] = Var(old.value, old.exported or export, old.origin, old.parts)
+                    st.setvar(name, Var(old.value, old.exported or export, old.origin, old.parts, old.deps))
                 elif is_local:
-                    st.vars[name] = Var(EMPTY, False, Loc(st.file, a.pos.line, a.pos.col))
+                    st.setvar(name, Var(EMPTY, False, Loc(st.file, a.pos.line, a.pos.col)))
                 # ``export X`` with X unset leaves it unset
                 continue
             self.assign(a, st, exported=export or (old.exported if old else False))
@@ -472,6 +564,7 @@ class Evaluator:
         name = a.name
         if name.endswith("[]"):
             return
+        self._push()
         if a.array is not None:
             vals = [self.expand(w, st) for w in a.array]
             value = _join_words(vals)
@@ -481,8 +574,11 @@ class Evaluator:
         if a.append:
             old = st.vars.get(name)
             value = concat(old.value if old else EMPTY, value)
+            if old is not None and self._frames:
+                self._frames[-1].update(old.deps)
+        deps = self._pop()
         parts = self._var_parts(a.value, st) if a.value is not None else ()
-        st.vars[name] = Var(value, exported, Loc(st.file, a.pos.line, a.pos.col), parts)
+        st.setvar(name, Var(value, exported, Loc(st.file, a.pos.line, a.pos.col), parts, deps))
 
     def _var_parts(self, word: ir.Word, st: State) -> tuple[tuple[str, str], ...]:
         out: list[tuple[str, str]] = []
@@ -506,7 +602,13 @@ class Evaluator:
                     status = st.status
             st.status = status
             return [st] if st.flow is None or st.flow == "exit" else [st]
+        self._push()
         argv = [self.expand(w, st) for w in cmd.words]
+        # Kept for the commands whose words decide something (a dispatched script, a
+        # sourced file, a test, a function to call): they call ``_significant``.
+        self._cmd_deps = self._pop()
+        if cmd.words[0].literal() is None:
+            self._control(self._cmd_deps)
         if st.flow is not None:
             return [st]
         argv, widx = _split_fields(argv, cmd.words)
@@ -535,6 +637,7 @@ class Evaluator:
             st.status = 1
             return [st]
         if name == "exit":
+            self._significant()
             st.flow = "exit"
             st.status = _int_or_none(args[0]) if args else st.status
             return [st]
@@ -557,6 +660,7 @@ class Evaluator:
             st.status = 0
             return [st]
         if name in ("[", "test"):
+            self._significant()
             words = args[:-1] if name == "[" and args and known(args[-1]) == "]" else args
             st.status = _status(_test_argv(words, self, st))
             return [st]
@@ -564,26 +668,31 @@ class Evaluator:
             for a in args:
                 k = known(a)
                 if k and not k.startswith("-"):
-                    st.vars.pop(k, None)
-                    self.reads.add(k)
+                    st.delvar(k)
+                    self.relevant.add(k)
             st.status = 0
             return [st]
         if name == "shift":
+            self._significant()
             n = _int_or_none(args[0]) if args else 1
             st.argv = st.argv[n or 1 :]
             st.status = 0
             return [st]
         if name == "cd":
+            self._significant()
             target = args[0] if args else unknown("$HOME")
             st.cwd = self._resolve_dir(target, st)
             st.status = 0 if is_known(st.cwd) else None
             return [st]
         if name in ("source", "."):
+            self._significant()
             return self.source(cmd, args, st)
         if name == "eval":
+            self._significant()
             return self.eval_(cmd, args, st)
         if name in ("set", "trap", "shopt", "ulimit", "umask", "wait", "sleep", "hash", "alias"):
             if name == "set" and args and known(args[0]) == "--":
+                self._significant()
                 st.argv = tuple(args[1:])
             st.status = 0
             return [st]
@@ -591,7 +700,7 @@ class Evaluator:
             for a in args:
                 k = known(a)
                 if k and _NAME_RE.match(k):
-                    st.vars[k] = Var(unknown(f"read {k}"), False, Loc(st.file, cmd.pos.line, cmd.pos.col))
+                    st.setvar(k, Var(unknown(f"read {k}"), False, Loc(st.file, cmd.pos.line, cmd.pos.col)))
             st.status = None
             return [st]
         if name in ("export", "local", "readonly", "declare", "typeset"):
@@ -608,6 +717,7 @@ class Evaluator:
                     assigns.append(ir.Assign(k, None, cmd.pos))
             return self.decl(ir.Decl(name, tuple(assigns), (), cmd.pos), st)
         if name in st.funcs:
+            self._significant()  # arguments become $1.. inside the function
             return self.call(name, args, st)
         return self.external(cmd, argv, st, widx)
 
@@ -626,9 +736,9 @@ class Evaluator:
             frame = s.locals.pop() if s.locals else {}
             for var, old in frame.items():
                 if old is None:
-                    s.vars.pop(var, None)
+                    s.delvar(var)
                 else:
-                    s.vars[var] = old
+                    s.setvar(var, old)
             s.argv = saved_argv
             s.depth -= 1
             if s.flow == "return":
@@ -642,7 +752,7 @@ class Evaluator:
         target = self.normalize(args[0], st)
         st.emit(Sourced(target, Loc(st.file, cmd.pos.line, cmd.pos.col)))
         path = known(target)
-        script = self.fs.script(path) if path else None
+        script = self.fs.script(path) if path and self.opt.descend_source else None
         if script is None or st.depth >= self.opt.max_depth:
             st.status = None
             return [st]
@@ -664,7 +774,7 @@ class Evaluator:
         text = " ".join(known(a) or "\0" for a in args)
         if "\0" in text or self.opt.parse is None:
             return self.external(cmd, [lit("eval")] + args, st)
-        script = self.opt.parse(st.file, text.encode())
+        script = self._parse_string(st.file, text)
         return self.block(_shift_lines(script.body, cmd.pos.line - 1), [st])
 
     def external(self, cmd: ir.Command, argv: list[Val], st: State,
@@ -672,6 +782,7 @@ class Evaluator:
         """A command we do not model: look for a dispatched script, then give up on it."""
         found = self.find_script(argv, 0)
         if found is not None:
+            self._significant()
             kind, idx, via = found
             if kind == "script":
                 self._dispatch(cmd, argv, idx, via, st, widx)
@@ -767,8 +878,8 @@ class Evaluator:
         child.argv = tuple(args)
         for n, v in st.vars.items():
             if v.exported:
-                child.vars[n] = v
-        child.vars["0"] = Var(lit(path), False, None)
+                child.setvar(n, v)
+        child.setvar("0", Var(lit(path), False, None))
         for r in self.block(script.body, [child]):
             for e in r.events:
                 st.emit(e)
@@ -783,19 +894,20 @@ class Evaluator:
         child.cwd = st.cwd
         child.depth = st.depth + 1
         pieces: list[str] = []
+        counter = 0
         for p in value:
             if isinstance(p, str):
                 pieces.append(p)
             else:
-                self._unk_counter += 1
-                name = f"__bb_unknown_{self._unk_counter}"
-                child.vars[name] = Var((p,), True, None)
+                counter += 1
+                name = f"__bb_unknown_{counter}"
+                child.setvar(name, Var((p,), True, None))
                 pieces.append("${" + name + "}")
         for n, v in st.vars.items():
             if v.exported:
-                child.vars[n] = v
-        child.vars["0"] = Var(lit("bash"), False, None)
-        script = self.opt.parse(st.file, "".join(pieces).encode())
+                child.setvar(n, v)
+        child.setvar("0", Var(lit("bash"), False, None))
+        script = self._parse_string(st.file, "".join(pieces))
         word = _word_at(cmd, idx, widx)
         offset = (word.pos.line - 1) if word is not None and word.pos.line else cmd.pos.line - 1
         results = self.block(_shift_lines(script.body, offset), [child])
@@ -804,6 +916,18 @@ class Evaluator:
                 if isinstance(e, Dispatch):
                     e = Dispatch(e.target, e.raw, e.loc, e.built_at, "bash -c", e.var_parts)
                 st.emit(e)
+
+    def _parse_string(self, path: str, text: str) -> ir.Script:
+        """Parse a ``bash -c`` / ``eval`` string, cached by its text."""
+        key = (path, text)
+        script = _STRING_CACHE.get(key)
+        if script is None:
+            assert self.opt.parse is not None
+            script = self.opt.parse(path, text.encode())
+            if len(_STRING_CACHE) > 4096:
+                _STRING_CACHE.clear()
+            _STRING_CACHE[key] = script
+        return script
 
     # ---------------------------------------------------------------- paths
     def normalize(self, value: Val, st: State) -> Val:
@@ -895,8 +1019,12 @@ class Evaluator:
             return unknown(f"${name}")
         if name == "PWD":
             return unknown("$PWD")
-        self.reads.add(name)
         var = st.vars.get(name)
+        if self._frames:
+            if var is None:
+                self._frames[-1].add(name)
+            else:
+                self._frames[-1].update(var.deps)
         if var is None and (self.opt.unset_is_unknown or (self.opt.unknown_names is not None
                                                            and self.opt.unknown_names(name))):
             return unknown(f"${name}")
@@ -930,9 +1058,10 @@ class Evaluator:
                 return self.expand(p.arg, st) if p.arg else EMPTY
             if base == "=":
                 v = self.expand(p.arg, st) if p.arg else EMPTY
-                st.vars[p.name] = Var(v, st.vars[p.name].exported if p.name in st.vars else False, None)
+                st.setvar(p.name, Var(v, st.vars[p.name].exported if p.name in st.vars else False, None))
                 return v
             # ? : error, the script exits
+            self._control({p.name})
             st.flow = "exit"
             st.status = 1
             return EMPTY
@@ -1328,8 +1457,9 @@ def _join(a: State, b: State) -> State:
             continue
         if va is not None and vb is not None and va.value == vb.value:
             continue
-        s.vars[name] = Var(unknown(f"${name} (merged paths)"), bool((va and va.exported) or (vb and vb.exported)),
-                           (va or vb).origin if (va or vb) else None)
+        s.setvar(name, Var(unknown(f"${name} (merged paths)"), bool((va and va.exported) or (vb and vb.exported)),
+                           (va or vb).origin if (va or vb) else None, (),
+                           (va.deps if va else frozenset()) | (vb.deps if vb else frozenset())))
     events = a.events
     for e in b.events:
         if e not in events:
@@ -1350,10 +1480,25 @@ def _join_live(states: list[State]) -> list[State]:
     return [s for s in states if s.flow is not None] + [joined]
 
 
+_SHIFT_CACHE: dict[tuple[int, int], tuple[tuple[ir.Stmt, ...], tuple[ir.Stmt, ...]]] = {}
+
+
 def _shift_lines(body: tuple[ir.Stmt, ...], offset: int) -> tuple[ir.Stmt, ...]:
     """Re-base positions of a parsed string (``bash -c``, ``eval``) onto its file."""
     if offset <= 0:
         return body
+    key = (id(body), offset)
+    hit = _SHIFT_CACHE.get(key)
+    if hit is not None and hit[0] is body:
+        return hit[1]
+    shifted = _shift(body, offset)
+    if len(_SHIFT_CACHE) > 4096:
+        _SHIFT_CACHE.clear()
+    _SHIFT_CACHE[key] = (body, shifted)
+    return shifted
+
+
+def _shift(body: tuple[ir.Stmt, ...], offset: int) -> tuple[ir.Stmt, ...]:
     import dataclasses
 
     def fix(obj: object) -> object:

@@ -500,3 +500,12 @@ def _ansi_c(text: str) -> str:
             out.append(text[i])
             i += 1
     return "".join(out)
+
+
+def syntax_errors(source: bytes) -> tuple[ir.ParseError, ...]:
+    """Syntax errors only (no IR): a cheap check for files the analysis does not evaluate."""
+    tree = _parser().parse(source)
+    errors: list[ir.ParseError] = []
+    if tree.root_node.has_error:
+        _collect_errors(tree.root_node, errors)
+    return tuple(errors)
