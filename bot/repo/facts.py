@@ -8,8 +8,10 @@ No judgement happens here: the rules decide what is wrong.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
+import subprocess
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -75,6 +77,7 @@ class Facts:
     timings: dict[str, float] = field(default_factory=dict)
     memo: dict[str, Any] = field(default_factory=dict)  # analyses shared between rules
     syntax: dict[str, tuple[ir.ParseError, ...]] = field(default_factory=dict)  # real path -> errors
+    parser_gaps: dict[str, tuple[ir.ParseError, ...]] = field(default_factory=dict)  # bash accepts these
     _scripts_cache: dict[str, ir.Script | None] = field(default_factory=dict)
     _result_cache: dict[str, list[tuple[frozenset[tuple[str, Val | None]], Result]]] = field(default_factory=dict)
     _overrides: dict[str, bytes] = field(default_factory=dict)
@@ -200,7 +203,13 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse) -> Facts:
         real = tree.resolve(path)
         data = tree.read(path) if real is not None else None
         if real is not None and data is not None and real not in facts.syntax:
-            facts.syntax[real] = syntax_errors(data)
+            errors = syntax_errors(data)
+            if errors and _bash_accepts(data):
+                # tree-sitter-bash lacks a few constructs (e.g. ``exec 3<>/dev/tcp/...``);
+                # bash's own parser (-n: read, never execute) has the last word.
+                facts.parser_gaps[real] = errors
+                errors = ()
+            facts.syntax[real] = errors
     facts.broken_launchers = [p for p in facts.launcher_files if facts.syntax.get(tree.resolve(p) or p)]
     t2 = time.perf_counter()
     _resolve_runs(facts)
@@ -209,6 +218,16 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse) -> Facts:
     t4 = time.perf_counter()
     facts.timings = {"read": t1 - t0, "parse": t2 - t1, "resolve": t3 - t2, "references": t4 - t3}
     return facts
+
+
+def _bash_accepts(data: bytes) -> bool:
+    """``bash -n`` on the text (stdin): parses only, executes nothing."""
+    try:
+        proc = subprocess.run(["bash", "-n"], input=data, capture_output=True, timeout=10, check=False,
+                              env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0
 
 
 def _resolve_runs(facts: Facts) -> None:
@@ -259,16 +278,29 @@ def _scan_references(facts: Facts) -> None:
     for s in facts.tree.glob(facts.profile.scripts):
         names.setdefault(posixpath.basename(s), []).append(s)
     dynamic: list[str] = []
-    for path in facts.shell_files():
+    shell = set(facts.shell_files())
+    configs = {c.path for c in facts.configs}
+    for path in sorted(shell | set(facts.tree.glob(facts.profile.references))):
+        if path in configs or path.endswith((".md", ".rst", ".txt")):
+            continue
         text = facts.tree.text(path) or ""
-        body = _COMMENT.sub("", text)
+        if len(text) > 2_000_000 or "\0" in text:
+            continue
+        is_shell = path in shell or path.endswith((".slurm", ".bash"))
+        body = _COMMENT.sub("", text) if is_shell else text
         for m in _SH_WORD.finditer(body):
             for target in names.get(m.group(1), ()):
                 if target != path:
                     line = body.count("\n", 0, m.start()) + 1
                     facts.referenced.setdefault(target, []).append((path, line))
-        if _DYNAMIC.search(body):
+        if path in shell and _DYNAMIC.search(body):
             dynamic.append(path)
+    # workflow templates: benchmarks/x/${{ inputs.model-prefix }}_fp4_b300.sh
+    for m in _WORKFLOW_PATH.finditer(facts.workflow_text):
+        text = m.group(0)
+        if "${{" in text:
+            pattern = ".*".join(re.escape(part) for part in re.split(r"\$\{\{.*?\}\}", text))
+            facts.referenced_patterns.append((re.compile(pattern + r"\Z"), "workflow", 0))
     opts = facts.options()
     opts.linear = True  # take every branch: we want every script a file may reference
     opts.descend_source = False
@@ -295,6 +327,7 @@ def _scan_references(facts: Facts) -> None:
                     facts.referenced_patterns.append((to_regex(e.target), path, e.loc.line))
 
 
+_WORKFLOW_PATH = re.compile(r"[A-Za-z0-9_./-]*(?:\$\{\{[^}]*\}\}[A-Za-z0-9_./-]*)+\.sh\b")
 _COMMENT = re.compile(r"(?m)^[ \t]*#.*$")
 _SH_WORD = re.compile(r"([A-Za-z0-9_.+-]+\.sh)\b")
 # ``source "$X"``, ``bash ${DIR}/$NAME`` ...: a script path with no literal file name

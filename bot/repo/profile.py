@@ -109,6 +109,8 @@ class Profile:
     scripts: tuple[str, ...] = ("benchmarks/**/*.sh",)
     scripts_exclude: tuple[str, ...] = ("**/deprecated/**",)
     workflows: tuple[str, ...] = (".github/workflows/*.yml", ".github/workflows/*.yaml")
+    # Other files that may run a benchmark script by name (job files, recipe YAML).
+    references: tuple[str, ...] = ("benchmarks/**", "runners/**", "utils/**", ".github/**")
     workflow_single: tuple[str, ...] = (".github/workflows/benchmark-tmpl.yml",)
     workflow_multi: tuple[str, ...] = (".github/workflows/benchmark-multinode-tmpl.yml",)
     env_common: Mapping[str, str] = field(default_factory=lambda: dict(ENV_COMMON))

@@ -55,6 +55,7 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
             entry = why.setdefault(should, ([], miss.launcher, miss.names))
             if name not in entry[0]:
                 entry[0].append(name)
+    unresolved = _unresolved_prefixes(facts)
     broken_tokens = []
     for launcher in facts.broken_launchers:
         prefix = facts.profile.prefix_of_launcher(launcher)
@@ -70,6 +71,8 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
             continue
         if any(tok and tok in base for tok in broken_tokens):
             continue  # a launcher that could run it does not parse: unknowable
+        if any(base.startswith(head) and gpu in base for head, gpu in unresolved):
+            continue  # its entry's runner label or launcher is missing: reported there
         related: list[Related] = []
         if script in why:
             names, launcher, variant = why[script]
@@ -80,3 +83,18 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
             message = "no config entry, script or workflow runs this script"
         yield Finding(ID, CODE, SEVERITY, script, 1, 1, message, tuple(related),
                       tuple(sorted(why[script][0])) if script in why else (), key=script)
+
+
+def _unresolved_prefixes(facts: Facts) -> list[tuple[str, str]]:
+    """(``<model-prefix>_<precision>_``, gpu) of entries no launcher could be run for."""
+    resolved = {run.entry.name for run in facts.runs}
+    out = []
+    for e in facts.entries:
+        if e.name in resolved:
+            continue
+        prefix, precision, label = e.fields.get("model-prefix"), e.fields.get("precision"), e.runner
+        if prefix is None or precision is None or not label:
+            continue
+        gpu = label.split(":", 1)[-1].split("-", 1)[0]
+        out.append((f"{prefix}_{precision}_", gpu))
+    return out

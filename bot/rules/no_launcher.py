@@ -52,5 +52,8 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
                    f"(label{'s' if len(labels) > 1 else ''} {', '.join(labels)}) would run it")
         if users:
             message += f"; entries affected: {entries_text(users, 3)}"
+        else:
+            message += "; no entry uses these nodes yet"
         _, _, line, col = nodes[0]
-        yield Finding(ID, CODE, SEVERITY, runners.path, line, col, message, (), tuple(users), key=launcher)
+        yield Finding(ID, CODE, SEVERITY if users else Severity.WARNING, runners.path, line, col, message, (),
+                      tuple(users), key=launcher)
