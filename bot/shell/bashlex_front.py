@@ -33,6 +33,8 @@ import re
 from typing import Any
 
 import bashlex  # type: ignore[import-untyped, unused-ignore]
+import bashlex.ast  # type: ignore[import-untyped, unused-ignore]
+import bashlex.parser  # type: ignore[import-untyped, unused-ignore]
 import bashlex.subst  # type: ignore[import-untyped, unused-ignore]
 
 from bot.shell import ir
@@ -90,19 +92,24 @@ def _guard_bashlex() -> None:
 
 
 def parse(path: str, source: bytes) -> ir.Script:
+    try:
+        return _parse(path, source)
+    except Exception as exc:  # pragma: no cover - _parse already turns failures into errors
+        return ir.Script(path, (), (ir.ParseError(f"bashlex: {type(exc).__name__}: {exc}", ir.Pos(1, 1)),), source)
+
+
+def _parse(path: str, source: bytes) -> ir.Script:
     _guard_bashlex()
+    text = source.decode("utf-8", "surrogateescape")  # byte offsets survive invalid UTF-8
+    loc = _Locator(text)
     try:
-        text = source.decode("utf-8", "surrogateescape")
-        loc = _Locator(text)
-    except Exception as exc:  # pragma: no cover - decoding with surrogateescape does not fail
-        return ir.Script(path, (), (ir.ParseError(f"bashlex: {exc}", ir.Pos(1, 1)),), source)
-    try:
-        trees = bashlex.parse(text)
+        trees = _bashlex_parse(text)
     except Exception as exc:
         if _blank(text):  # bashlex fails on scripts with no commands at all
             return ir.Script(path, (), (), source)
-        offset = getattr(exc, "position", None)
-        return ir.Script(path, (), (_error(exc, offset if isinstance(offset, int) else None, loc),), source)
+        offset = exc.offset if isinstance(exc, _ChunkError) else None
+        cause = exc.__cause__ if isinstance(exc, _ChunkError) and exc.__cause__ is not None else exc
+        return ir.Script(path, (), (_error(cause, offset, loc),), source)
     try:
         conv = _Converter(text, loc, 0)
         body = [s for tree in trees for s in conv.stmts(tree)]
@@ -113,8 +120,53 @@ def parse(path: str, source: bytes) -> ir.Script:
     return ir.Script(path, tuple(body), (), source)
 
 
+class _ChunkError(Exception):
+    """A bashlex failure; ``offset`` is its position in the whole text, when bashlex gave one."""
+
+    def __init__(self, offset: int | None) -> None:
+        super().__init__(offset)
+        self.offset = offset
+
+
+def _bashlex_parse(text: str) -> list[Node]:
+    """``bashlex.parse(text)``, with error positions made relative to the whole text.
+
+    ``bashlex.parse`` parses one top-level command after another, each from a slice
+    of the text, and its errors carry the position within the slice. This is the
+    same loop (bashlex 0.18's ``parser.parse``) keeping track of the slice start.
+    """
+    make = getattr(bashlex.parser, "_parser", None)
+    endfinder = getattr(bashlex.parser, "_endfinder", None)
+    if make is None or endfinder is None:  # another bashlex: positions may be slice-relative
+        try:
+            return list(bashlex.parse(text))
+        except Exception as exc:
+            position = getattr(exc, "position", None)
+            raise _ChunkError(position if isinstance(position, int) else None) from exc
+    trees: list[Node] = []
+    index = 0
+    while index < len(text):
+        try:
+            part = make(text[index:]).parse()
+        except Exception as exc:
+            position = getattr(exc, "position", None)
+            raise _ChunkError(index + position if isinstance(position, int) else None) from exc
+        if not isinstance(part, bashlex.ast.node):
+            if not _blank(text[index:]):  # never drop the rest of a script silently
+                raise _ChunkError(index) from _ConvertError("no command found")
+            break
+        if index:
+            bashlex.ast.posshifter(index).visit(part)
+        trees.append(part)
+        finder = endfinder()
+        finder.visit(part)
+        index = max(part.pos[1], finder.end) + 1
+    return trees
+
+
 def _error(exc: BaseException, offset: int | None, loc: _Locator) -> ir.ParseError:
-    message = str(exc) or type(exc).__name__
+    # bashlex appends "(position N)" with N relative to the command it was parsing; pos says where
+    message = re.sub(r" \(position \d+\)$", "", str(exc)) or type(exc).__name__
     if not isinstance(exc, (bashlex.errors.ParsingError, _ConvertError, _UnclosedBrace)):
         message = f"{type(exc).__name__}: {message}"
     if offset is None:
@@ -403,9 +455,9 @@ class _Converter:
         pos = self.loc.pos(spans[0][0], spans[-1][1]) if spans else self.pos(node)
         stmt: ir.Stmt
         head = self.raw(words[0]) if words else ""
-        if head in _DECL:
+        if head in _DECL and not assigns:  # ``X=1 export Y`` stays a Command, as in parse.py
             stmt = self.decl(head, words[1:], pos)
-        elif head == "[" and len(words) >= 2 and self.raw(words[-1]) == "]":
+        elif head == "[" and not assigns and len(words) >= 2 and self.raw(words[-1]) == "]":
             stmt = ir.Test(self.test_expr(words[1:-1]), pos)
         else:
             return ir.Command(tuple(self.word(w) for w in words), tuple(self.assign(a) for a in assigns),
@@ -530,7 +582,8 @@ class _WordLexer:
 
         Inside an expansion's argument: ``quoted`` marks the literal parts (and
         expansions) as quoted; ``dq_rules`` (the ``${X:-...}`` argument inside
-        double quotes) makes ``'`` literal and backslash escape only ``$`"\``;
+        double quotes) makes ``'`` literal and backslash escape only ``$``, backquote, ``"``
+        and backslash;
         ``pattern`` keeps backslashes (tree-sitter keeps the text of patterns).
         """
         t = self.t
@@ -595,6 +648,25 @@ class _WordLexer:
         flush()
         return out
 
+    def sub_close(self, sub: Node, end: int) -> int:
+        """Offset of the ``)`` or backquote closing bashlex's substitution node ``sub``.
+
+        bashlex ends the node before any here-document body inside it; the closing
+        character then follows the body.
+        """
+        close = self.conv.span(sub)[1] - 1
+        finder_class = getattr(bashlex.parser, "_endfinder", None)
+        if finder_class is None:
+            return close
+        finder = finder_class()
+        finder.visit(sub)
+        if finder.end < 0 or finder.end + self.conv.base <= close:
+            return close
+        j: int = finder.end + self.conv.base
+        while j < end and self.t[j] in " \t\n":
+            j += 1
+        return j
+
     def dq(self, start: int, end: int, out: list[ir.Part]) -> None:
         """The parts of a double-quoted string whose contents are ``text[start:end]``."""
         t = self.t
@@ -622,7 +694,7 @@ class _WordLexer:
         t = self.t
         if t[i] == "`":
             sub = self.subs.get(i)
-            j = sub.pos[1] + self.conv.base - 1 if sub is not None else _find_backtick(t, i + 1, end)
+            j = self.sub_close(sub, end) if sub is not None else _find_backtick(t, i + 1, end)
             body = self.conv.substitution_body(sub, i + 1, j, backtick=True)
             return ir.CmdSub(body, quoted), j + 1
         if i + 1 >= end:
@@ -634,7 +706,7 @@ class _WordLexer:
                 if j + 1 < end and t[j + 1] == ")":
                     return ir.Arith(t[i + 3 : j]), j + 2
             sub = self.subs.get(i)
-            j = sub.pos[1] + self.conv.base - 1 if sub is not None else _find_close(t, i + 2, end, "(", ")")
+            j = self.sub_close(sub, end) if sub is not None else _find_close(t, i + 2, end, "(", ")")
             body = self.conv.substitution_body(sub, i + 2, j, backtick=False)
             return ir.CmdSub(body, quoted), j + 1
         if n == "{":
@@ -724,12 +796,12 @@ class _WordLexer:
                 return i
             elif c == "$" and i + 1 < end and t[i + 1] == "(":
                 sub = self.subs.get(i)
-                i = (sub.pos[1] + self.conv.base if sub is not None else _find_close(t, i + 2, end, "(", ")") + 1)
+                i = (self.sub_close(sub, end) if sub is not None else _find_close(t, i + 2, end, "(", ")")) + 1
             elif c == "$" and i + 1 < end and t[i + 1] == "{":
                 i = _find_brace(t, i + 2, end, True) + 1
             elif c == "`":
                 sub = self.subs.get(i)
-                i = sub.pos[1] + self.conv.base if sub is not None else _find_backtick(t, i + 1, end) + 1
+                i = (self.sub_close(sub, end) if sub is not None else _find_backtick(t, i + 1, end)) + 1
             else:
                 i += 1
         return end

@@ -1,0 +1,31 @@
+"""Shared test helpers: fixture repos are copied into temp dirs, never edited in place."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+EXAMPLE = ROOT / "examples" / "seed"
+
+
+def copy_repo(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst, symlinks=True)
+    return dst
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.invalid", "PATH": "/usr/bin:/bin:/usr/local/bin",
+           "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(repo)}
+    out = subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env, text=True)
+    return out.stdout
+
+
+@pytest.fixture
+def seed_repo(tmp_path: Path) -> Path:
+    return copy_repo(EXAMPLE, tmp_path / "seed")

@@ -1,0 +1,81 @@
+"""Rule metadata, documentation, and behaviour not covered by the fixture repos."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from bot.config import Config, load_config
+from bot.findings import Severity
+from bot.lint import lint
+from bot.repo.tree import WorkTree
+from bot.rules import BY_CODE, RULES, resolve_rule
+from tests.conftest import EXAMPLE, FIXTURES, copy_repo
+
+
+def test_registry_is_consistent() -> None:
+    assert len(BY_CODE) == len(RULES)
+    for rid, m in RULES.items():
+        assert m.ID == rid and re.fullmatch(r"[a-z]+(-[a-z]+)*", rid)
+        assert re.fullmatch(r"BB\d{3}", m.CODE)
+        assert isinstance(m.SEVERITY, Severity) and m.SUMMARY
+        doc = m.__doc__ or ""
+        for section in ("What it does:", "Why is this bad?", "Example:", "Fix:"):
+            assert section in doc, f"{rid}: no {section}"
+        assert resolve_rule(m.CODE.lower()) == rid
+
+
+def _lint(repo: Path, conf: Config | None = None) -> list[str]:
+    tree = WorkTree(str(repo))
+    return [f.rule for f in lint(tree, conf or load_config(tree)).findings]
+
+
+def test_dispatch_bound_is_an_info_note(tmp_path: Path) -> None:
+    repo = copy_repo(EXAMPLE, tmp_path / "seed")
+    launcher = repo / "runners" / "launch_mi355x-amds.sh"
+    probes = "".join(f'if [ -n "$(probe {i})" ]; then A{i}=1; else A{i}=2; fi\n' for i in range(8))
+    launcher.write_text(launcher.read_text().replace("set -euo pipefail\n", "set -euo pipefail\n" + probes, 1))
+    (repo / ".benchbot.yml").write_text("profile:\n  max-paths: 4\n")
+    tree = WorkTree(str(repo))
+    found = lint(tree, load_config(tree)).findings
+    bound = [f for f in found if f.rule == "dispatch-bound"]
+    assert len(bound) == 1 and bound[0].severity is Severity.INFO
+    assert bound[0].path == "runners/launch_mi355x-amds.sh"
+    # the rest of the analysis is unchanged
+    assert sorted(f.rule for f in found if f.rule != "dispatch-bound") == \
+        ["dead-script", "dead-script", "ignored-variant", "ignored-variant"]
+
+
+def test_deprecated_folders_are_skipped_and_configurable(tmp_path: Path) -> None:
+    repo = copy_repo(FIXTURES / "dead-and-helpers", tmp_path / "r")
+    assert _lint(repo).count("dead-script") == 1
+    (repo / ".benchbot.yml").write_text("profile:\n  scripts-exclude: []\n")
+    assert _lint(repo).count("dead-script") > 1
+
+
+def test_severity_override_and_ignore(tmp_path: Path) -> None:
+    repo = copy_repo(EXAMPLE, tmp_path / "seed")
+    (repo / ".benchbot.yml").write_text("severity:\n  dead-script: error\nignore: [BB103]\n")
+    tree = WorkTree(str(repo))
+    found = lint(tree, load_config(tree)).findings
+    assert [(f.rule, f.severity) for f in found] == [("dead-script", Severity.ERROR)] * 2
+
+
+def test_unparseable_launcher_does_not_hide_the_rest(tmp_path: Path) -> None:
+    repo = copy_repo(EXAMPLE, tmp_path / "seed")
+    bad = repo / "runners" / "launch_mi325x-amds.sh"
+    bad.write_text(bad.read_text() + "\nif [[ -n \"$X\" ]]; then\n  echo never closed\n")
+    rules = _lint(repo)
+    assert "shell-syntax" in rules
+    # mi300x is still analysed; mi325x's scripts are not called dead (its launcher is unknowable)
+    assert rules.count("ignored-variant") == 1 and rules.count("dead-script") == 1
+
+
+@pytest.mark.parametrize("garbage", [b"\xff\xfe\x00binary", b"", b"{{{{", b"- just\n- a list\n"])
+def test_garbage_configs_never_crash(tmp_path: Path, garbage: bytes) -> None:
+    repo = copy_repo(EXAMPLE, tmp_path / "seed")
+    (repo / "configs" / "zz-master.yaml").write_bytes(garbage)
+    rules = _lint(repo)
+    assert rules.count("ignored-variant") == 2

@@ -1,0 +1,147 @@
+"""The CLI end to end on the bundled example: golden text, the JSON contract, exit codes."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from tests.conftest import EXAMPLE, ROOT, git
+
+GOLDEN = ROOT / "tests" / "golden"
+
+
+def _normalize(text: str) -> str:
+    return re.sub(r"in \d+\.\d+s", "in <t>s", text)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_seed_text_matches_golden(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "lint", str(EXAMPLE), "--show-fixes")
+    assert code == 1
+    assert _normalize(out) == (GOLDEN / "seed.txt").read_text()
+
+
+def test_seed_findings_are_the_four_of_the_issue(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "lint", str(EXAMPLE), "--format", "json")
+    doc = json.loads(out)
+    got = sorted((f["rule"], f["path"]) for f in doc["findings"])
+    assert got == [
+        ("dead-script", "benchmarks/single_node/fixed_seq_len/kimik2.5_int4_mi300x_mtp.sh"),
+        ("dead-script", "benchmarks/single_node/fixed_seq_len/kimik2.5_int4_mi325x_mtp.sh"),
+        ("ignored-variant", "runners/launch_mi300x-amds.sh"),
+        ("ignored-variant", "runners/launch_mi325x-amds.sh"),
+    ]
+    assert not any("mi355x" in f["path"] for f in doc["findings"])
+
+
+def test_json_contract(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "lint", str(EXAMPLE), "--format", "json")
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["version"] == 1
+    assert doc["root"] == str(EXAMPLE)
+    assert set(doc["stats"]) == {"files", "entries", "launchers", "scripts", "seconds"}
+    assert doc["stats"]["entries"] == 6 and doc["stats"]["launchers"] == 3
+    keys = {"rule", "code", "severity", "path", "line", "column", "message", "related", "entries", "fix",
+            "fingerprint"}
+    for f in doc["findings"]:
+        assert set(f) == keys
+        assert f["severity"] in ("error", "warning", "info")
+        assert re.fullmatch(r"BB\d{3}", f["code"])
+        assert re.fullmatch(r"[0-9a-f]{20}", f["fingerprint"])
+        for r in f["related"]:
+            assert set(r) == {"path", "line", "note"}
+    iv = [f for f in doc["findings"] if f["rule"] == "ignored-variant"]
+    assert all(f["code"] == "BB103" and f["fix"]["diff"].startswith("--- a/runners/") for f in iv)
+    assert {tuple(f["entries"]) for f in iv} == {("kimik2.5-int4-mi300x-vllm-mtp",), ("kimik2.5-int4-mi325x-vllm-mtp",)}
+    # the message names the script that runs instead and the one that should
+    mi300 = next(f for f in iv if "mi300x" in f["path"])
+    assert "kimik2.5_int4_mi300x.sh" in mi300["message"] and "kimik2.5_int4_mi300x_mtp.sh" in mi300["message"]
+    assert "launch_mi355x-amds.sh" in mi300["message"]
+
+
+def test_fingerprints_are_stable_when_lines_move(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.conftest import copy_repo
+
+    repo = copy_repo(EXAMPLE, tmp_path / "r")
+    _, before, _ = run(capsys, "lint", str(repo), "--format", "json")
+    launcher = repo / "runners" / "launch_mi300x-amds.sh"
+    text = launcher.read_text().replace("set -euo pipefail\n", "set -euo pipefail\n\n# a comment\n\n", 1)
+    launcher.write_text(text)
+    _, after, _ = run(capsys, "lint", str(repo), "--format", "json")
+    fp = lambda doc: sorted((f["rule"], f["fingerprint"]) for f in json.loads(doc)["findings"])  # noqa: E731
+    lines = lambda doc: sorted(f["line"] for f in json.loads(doc)["findings"] if "mi300x-amds" in f["path"])  # noqa: E731
+    assert fp(before) == fp(after)
+    assert lines(before) != lines(after)
+
+
+def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "lint", str(EXAMPLE), "--select", "unknown-runner-label")[0] == 0
+    assert run(capsys, "lint", str(EXAMPLE), "--fail-on", "error", "--ignore", "BB103")[0] == 0
+    assert run(capsys, "lint", str(EXAMPLE), "--fail-on", "error")[0] == 1
+    code, _, err = run(capsys, "lint", str(tmp_path / "nope"))
+    assert code == 2 and "not a directory" in err
+    code, _, err = run(capsys, "lint", str(EXAMPLE), "--select", "no-such-rule")
+    assert code == 2 and "unknown rule 'no-such-rule'" in err
+
+
+def test_bad_config_is_exit_2_with_position(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.conftest import copy_repo
+
+    repo = copy_repo(EXAMPLE, tmp_path / "r")
+    (repo / ".benchbot.yml").write_text("select: [ignored-variant]\nignroe: [dead-script]\n")
+    code, out, err = run(capsys, "lint", str(repo))
+    assert code == 2 and out == ""
+    assert ".benchbot.yml:2:1: unknown key 'ignroe'" in err
+    (repo / ".benchbot.yml").write_text("ignore: [dead-script]\n")
+    code, out, _ = run(capsys, "lint", str(repo), "--format", "json")
+    assert {f["rule"] for f in json.loads(out)["findings"]} == {"ignored-variant"}
+
+
+def test_lint_a_git_revision(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.conftest import copy_repo
+
+    repo = copy_repo(EXAMPLE, tmp_path / "r")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "seed")
+    # the work tree changes, the revision does not
+    (repo / "benchmarks" / "single_node" / "fixed_seq_len" / "kimik2.5_int4_mi300x_mtp.sh").unlink()
+    _, head, _ = run(capsys, "lint", str(repo), "--rev", "HEAD", "--format", "json")
+    _, work, _ = run(capsys, "lint", str(repo), "--format", "json")
+    assert len(json.loads(head)["findings"]) == 4
+    # without the mi300x _mtp script there is nothing to ignore on mi300x
+    assert all("mi325x" in f["path"] for f in json.loads(work)["findings"])
+    assert len(json.loads(work)["findings"]) == 2
+    code, _, err = run(capsys, "lint", str(repo), "--rev", "no-such-rev")
+    assert code == 2 and "no-such-rev" in err
+
+
+def test_rules_and_explain(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "rules")
+    assert code == 0
+    assert re.search(r"^BB103\s+ignored-variant\s+error", out, re.M)
+    code, out, _ = run(capsys, "explain", "BB103")
+    assert code == 0 and out.startswith("ignored-variant (BB103, error)")
+    for section in ("What it does:", "Why is this bad?", "Example:", "Fix:"):
+        assert section in out
+    assert run(capsys, "explain", "nope")[0] == 2
+
+
+def test_python_dash_m(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "bot", "lint", str(EXAMPLE)], capture_output=True, text=True,
+                          cwd=ROOT, check=False)
+    assert proc.returncode == 1
+    assert proc.stdout.strip().splitlines()[-1].startswith("4 findings (2 errors, 2 warnings)")
