@@ -216,6 +216,27 @@ SNIPPETS: list[tuple[str, str]] = [
     ("param-empty-defaults", "echo ${X-} ${X:-\"$HOME\"/x}"),
     ("array-expansions", "echo \"${arr[@]}\" \"${#arr[@]}\" \"${arr[0]}\""),
     ("model-basename", "NAME=${MODEL##*/}"),
+    ("param-quoted-pattern", "echo \"${X/\"a\"/b}\" ${X%\"$Y\"*}"),
+    ("nested-cmdsub", "echo $(echo $(echo x))"),
+    ("heredoc-in-cmdsub", "echo \"$(cat <<EOF\nx)\nEOF\n)\" y"),
+    ("heredoc-in-assign", "X=$(cat <<EOF\na\nEOF\n) ; echo $X"),
+    # more shapes
+    ("assign-then-export", "X=1 export Y"),
+    ("assign-then-bracket", "X=1 [ -f x ]"),
+    ("export-bare", "export"),
+    ("export-unexport", "export -n X"),
+    ("declare-cmdsub", "declare -x X=\"$(cmd)\""),
+    ("group-pipe", "{ a; } | b"),
+    ("subshell-redirect", "( a ) > f"),
+    ("for-redirect", "for i in 1; do a; done > log"),
+    ("while-procsub-pipe", "while read l; do echo $l; done < <(ls) | sort"),
+    ("function-keyword-parens", "function f() {\n  a\n}"),
+    ("if-redirect", "if a; then :; fi 2>/dev/null"),
+    ("function-if", "f() { if a; then b; fi; }"),
+    ("test-redirect-and", "[ -f x ] 2>/dev/null && y"),
+    ("or-group-exit", "cmd >/dev/null 2>&1 || { echo fail; exit 1; }"),
+    ("until-test", "until [ -f done ]; do sleep 1; done"),
+    ("for-dir-glob", "for f in \"$DIR\"/*.log; do rm -f \"$f\"; done"),
 ]
 
 
@@ -468,6 +489,10 @@ def _expansion_pattern(chain: Chain) -> bool:
     return text[:1].isspace() or "\\/" in text or "'" in text
 
 
+def _backquote_as_text(chain: Chain) -> bool:
+    return any(isinstance(n, ir.Lit) and "`" in n.text for n in _nodes(chain[-1][0]))
+
+
 def _function_redirect(chain: Chain) -> bool:
     pair = _nearest(chain, ir.FuncDef)
     return (pair is not None and len(pair[1].body) == 1 and isinstance(pair[1].body[0], ir.Group)
@@ -484,6 +509,7 @@ KNOWN: list[tuple[str, Callable[[Chain], bool]]] = [
     ("parse.py: `$10`/`$1x`/`$$`/`${#}` misread", _special_param_in_word),
     ("parse.py: pattern blanks, escaped `/` or quotes in ${...} misread", _expansion_pattern),
     ("parse.py: function body redirections dropped", _function_redirect),
+    ("parse.py: backquote substitution inside \"${X:-...}\" left as text", _backquote_as_text),
 ]
 
 
