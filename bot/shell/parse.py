@@ -23,13 +23,39 @@ def _parser() -> tree_sitter.Parser:
 
 
 def parse(path: str, source: bytes) -> ir.Script:
+    original = source
     tree = _parser().parse(source)
+    for _ in range(64):
+        cut = _swallowed_newline(tree.root_node, source)
+        if cut is None:
+            break
+        # tree-sitter-bash#347: after some words (``head -30``) a newline does not end the
+        # command and the next line becomes its arguments. End the line explicitly; byte
+        # offsets after this point move by one, lines and columns do not.
+        source = source[:cut] + b";" + source[cut:]
+        tree = _parser().parse(source)
     conv = _Converter(source)
     body = conv.stmts(tree.root_node.children)
     errors: list[ir.ParseError] = []
     if tree.root_node.has_error:
         _collect_errors(tree.root_node, errors)
-    return ir.Script(path=path, body=tuple(body), errors=tuple(errors), source=source)
+    return ir.Script(path=path, body=tuple(body), errors=tuple(errors), source=original)
+
+
+def _swallowed_newline(root: Node, source: bytes) -> int | None:
+    """Byte offset of a newline that tree-sitter read as a blank inside a command."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "command":
+            kids = node.children
+            for a, b in zip(kids, kids[1:]):
+                gap = source[a.end_byte : b.start_byte]
+                if b"\n" in gap and b"\\\n" not in gap and b"\\\r\n" not in gap:
+                    return a.end_byte + gap.index(b"\n")
+        elif node.has_error or node.child_count:
+            stack.extend(node.children)
+    return None
 
 
 def _collect_errors(node: Node, out: list[ir.ParseError]) -> None:
@@ -97,6 +123,8 @@ class _Converter:
             words = [ir.Word((ir.Lit("unset"),), _pos(n.children[0]))]
             words += [self.word(c) for c in n.named_children]
             return ir.Command(tuple(words), (), (), pos)
+        if t == "test_command" and n.children and n.children[0].type == "[":
+            return ir.Test(self.bracket_test(n), pos)
         if t == "test_command":
             inner = [c for c in n.named_children]
             expr = self.test_expr(inner[0]) if inner else None
@@ -105,7 +133,14 @@ class _Converter:
             return self.andor(n)
         if t == "pipeline":
             cmds = [self.stmt(c) for c in n.named_children if c.type not in _SKIP]
-            return ir.Pipeline(tuple(c for c in cmds if c is not None), False, pos)
+            stmts = [c for c in cmds if c is not None]
+            if stmts and isinstance(stmts[-1], ir.AndOr):
+                # tree-sitter nests `a | b || c` as `a | (b || c)`; bash reads `(a | b) || c`
+                tail = stmts[-1]
+                head = stmts[:-1] + (list(tail.first.cmds) if isinstance(tail.first, ir.Pipeline)
+                                     and not tail.first.negated else [tail.first])
+                return ir.AndOr(ir.Pipeline(tuple(head), False, pos), tail.rest, pos)
+            return ir.Pipeline(tuple(stmts), False, pos)
         if t == "negated_command":
             inner_stmts = self.stmts(n.named_children)
             return ir.Pipeline(tuple(inner_stmts), True, pos)
@@ -138,14 +173,12 @@ class _Converter:
             return ir.FuncDef(self.text(name) if name else "_", tuple(self.block(body)), pos)
         if t == "redirected_statement":
             body = n.child_by_field_name("body")
-            redirs = tuple(self.redirect(c) for c in n.children_by_field_name("redirect"))
+            extra: list[ir.Word] = []
+            redirs = tuple(self.redirect(c, extra) for c in n.children_by_field_name("redirect"))
             inner_stmt = self.stmt(body) if body is not None else None
-            if isinstance(inner_stmt, ir.Command):
-                return ir.Command(inner_stmt.words, inner_stmt.assigns, inner_stmt.redirects + redirs,
-                                  inner_stmt.pos)
             if inner_stmt is None:
                 return None
-            return ir.Group((inner_stmt,), False, redirs, pos)
+            return _attach(inner_stmt, redirs, tuple(extra), pos)
         if t in ("c_style_for_statement", "select_statement"):
             body = n.child_by_field_name("body")
             return ir.While((ir.Opaque(t, pos),), tuple(self.block(body)), False, pos)
@@ -252,7 +285,7 @@ class _Converter:
             elif c.type == "command_name":
                 words.append(self.word(c.named_children[0] if c.named_children else c))
             elif c.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
-                redirs.append(self.redirect(c))
+                redirs.append(self.redirect(c, words))
             elif c.is_named and c.type not in _SKIP:
                 words.append(self.word(c))
         return ir.Command(tuple(words), tuple(assigns), tuple(redirs), _pos(n))
@@ -271,11 +304,17 @@ class _Converter:
         value = self.word(value_node) if value_node is not None else ir.Word((ir.Lit(""),), _pos(n))
         return ir.Assign(name, value, _pos(n), append)
 
-    def redirect(self, n: Node) -> ir.Redirect:
+    def redirect(self, n: Node, extra: list[ir.Word] | None = None) -> ir.Redirect:
+        """A redirection; words tree-sitter hangs after its target (``grep 2>/dev/null -q x``,
+        tree-sitter-bash#233) are command arguments and go to ``extra``."""
         op = ""
         fd: int | None = None
         target: ir.Word | None = None
         for c in n.children:
+            if target is not None and c.is_named and c.type not in _SKIP and c.type != "heredoc_start" \
+                    and extra is not None:
+                extra.append(self.word(c))
+                continue
             if c.type in ("file_descriptor",):
                 try:
                     fd = int(self.text(c))
@@ -290,6 +329,33 @@ class _Converter:
         return ir.Redirect(op, fd, target)
 
     # ----------------------------------------------------------------- tests
+    def bracket_test(self, n: Node) -> ir.TestExpr | None:
+        """``[ ... ]``: tree-sitter's expression tree misreads ``-a``/``-o``/``!`` there, so
+        take the words as bash does and apply test(1)'s precedence."""
+        first, last = n.children[0], n.children[-1]
+        inner = self.src[first.end_byte : last.start_byte if last.type == "]" else n.end_byte]
+        sub = _parser().parse(b": " + inner)
+        cmd = sub.root_node.named_children[0] if sub.root_node.named_children else None
+        if cmd is None or cmd.type != "command" or sub.root_node.has_error:
+            inner_nodes = [c for c in n.named_children]
+            return self.test_expr(inner_nodes[0]) if inner_nodes else None
+        conv = _Converter(b": " + inner)
+        nodes = [c for c in cmd.children if c.type != "command_name"
+                 and (c.is_named or c.type in _BINARY or c.type in ("!", "(", ")"))]
+        line_off = first.end_point[0]
+        col_off = first.end_point[1] - 2
+        byte_off = first.end_byte - 2
+
+        def word(k: int, pattern: bool = False) -> ir.Word:
+            if not nodes[k].is_named:
+                return ir.Word((ir.Lit(conv.text(nodes[k])),), _rebase(_pos(nodes[k]), line_off, col_off, byte_off))
+            w = conv.word(nodes[k], pattern=pattern)
+            return _rebase(w, line_off, col_off, byte_off)
+
+        expr, _ = _test_words([conv.text(c) if c.type in ("word", "test_operator") or not c.is_named else None
+                               for c in nodes],
+                              word, 0)
+        return expr
     def test_expr(self, n: Node) -> ir.TestExpr:
         t = n.type
         if t == "binary_expression":
@@ -325,8 +391,16 @@ class _Converter:
     def _parts(self, n: Node, out: list[ir.Part], quoted: bool, pattern: bool = False) -> None:
         t = n.type
         if t == "concatenation":
-            for c in n.children:
+            kids = list(n.children)
+            i = 0
+            while i < len(kids):
+                c = kids[i]
+                if not c.is_named and self.text(c) == "$" and i + 1 < len(kids) and self.text(kids[i + 1]) == "$":
+                    out.append(ir.Param("$", "", None, None, quoted))  # `$$` after text
+                    i += 2
+                    continue
                 self._parts(c, out, quoted, pattern)
+                i += 1
         elif t == "string":
             self._string(n, out)
         elif t == "raw_string":
@@ -339,7 +413,13 @@ class _Converter:
                 self._string(inner[0], out)
         elif t == "simple_expansion":
             name_node = n.named_children[0] if n.named_children else None
-            out.append(ir.Param(self.text(name_node) if name_node is not None else "", "", None, None, quoted))
+            name = self.text(name_node) if name_node is not None else ""
+            if len(name) > 1 and name[0].isdigit():
+                # `$10` is `${1}0`, `$1_log` is `${1}_log`
+                out.append(ir.Param(name[0], "", None, None, quoted))
+                out.append(ir.Lit(name[1:], quoted))
+            else:
+                out.append(ir.Param(name, "", None, None, quoted))
         elif t == "expansion":
             out.append(self.expansion(n, quoted))
         elif t == "command_substitution":
@@ -434,6 +514,92 @@ class _Converter:
                 op = "/" + first[0] if first[0] != "/" else "//"
                 arg = ir.Word((ir.Lit(first[1:], arg.parts[0].quoted),) + arg.parts[1:], arg.pos)
         return ir.Param(name, op, arg, arg2, quoted)
+
+
+_UNARY = {"-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u", "-w", "-x", "-G",
+          "-L", "-N", "-O", "-S", "-z", "-n", "-v", "-o"}
+_BINARY = {"=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef", "=~"}
+
+
+def _rebase(obj: Any, line_off: int, col_off: int, byte_off: int) -> Any:
+    """Move positions of a sub-parse back into the file (first line also shifts columns)."""
+    import dataclasses
+
+    if isinstance(obj, ir.Pos):
+        if obj.line == 0:
+            return obj
+        return ir.Pos(obj.line + line_off, obj.col + (col_off if obj.line == 1 else 0), obj.end_line + line_off,
+                      obj.end_col + (col_off if obj.end_line == 1 else 0), obj.start_byte + byte_off,
+                      obj.end_byte + byte_off)
+    if isinstance(obj, tuple):
+        return tuple(_rebase(x, line_off, col_off, byte_off) for x in obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return dataclasses.replace(obj, **{f.name: _rebase(getattr(obj, f.name), line_off, col_off, byte_off)
+                                           for f in dataclasses.fields(obj)})
+    return obj
+
+
+def _test_words(texts: list[str | None], word: Any, i: int) -> tuple[ir.TestExpr | None, int]:
+    """test(1) grammar: expr := and (-o and)*; and := not (-a not)*; not := ! not | primary.
+    ``texts`` are the plain words (None for words with quotes or expansions); ``word(k,
+    pattern)`` converts word k."""
+    n = len(texts)
+
+    def lit(k: int) -> str | None:
+        return texts[k] if k < n else None
+
+    def primary(k: int) -> tuple[ir.TestExpr, int]:
+        if lit(k) == "(":
+            e, k = expr(k + 1)
+            return e or ir.TWord(ir.Word(())), k + 1 if lit(k) == ")" else k
+        if k + 2 < n and lit(k + 1) in _BINARY:
+            op = lit(k + 1) or ""
+            return ir.TBinary(op, word(k), word(k + 2, op in ("=", "==", "!=", "=~"))), k + 3
+        if lit(k) in _UNARY and k + 1 < n:
+            return ir.TUnary(lit(k) or "", word(k + 1)), k + 2
+        if k < n:
+            return ir.TWord(word(k)), k + 1
+        return ir.TWord(ir.Word(())), k
+
+    def negation(k: int) -> tuple[ir.TestExpr, int]:
+        if lit(k) == "!" and k + 1 < n:
+            e, k = negation(k + 1)
+            return ir.TNot(e), k
+        return primary(k)
+
+    def conj(k: int) -> tuple[ir.TestExpr, int]:
+        left, k = negation(k)
+        while lit(k) == "-a":
+            right, k = negation(k + 1)
+            left = ir.TAnd(left, right)
+        return left, k
+
+    def expr(k: int) -> tuple[ir.TestExpr | None, int]:
+        if k >= n:
+            return None, k
+        left, k = conj(k)
+        while lit(k) == "-o":
+            right, k = conj(k + 1)
+            left = ir.TOr(left, right)
+        return left, k
+
+    return expr(i)
+
+
+def _attach(stmt: ir.Stmt, redirs: tuple[ir.Redirect, ...], extra: tuple[ir.Word, ...],
+            pos: ir.Pos) -> ir.Stmt:
+    """Put redirections (and stray argument words) on the statement bash gives them to:
+    the last simple command of a list or pipeline (tree-sitter-bash#345 binds them to all)."""
+    if isinstance(stmt, ir.Command):
+        return ir.Command(stmt.words + extra, stmt.assigns, stmt.redirects + redirs, stmt.pos)
+    if isinstance(stmt, ir.AndOr) and stmt.rest:
+        op, last = stmt.rest[-1]
+        return ir.AndOr(stmt.first, stmt.rest[:-1] + ((op, _attach(last, redirs, extra, pos)),), stmt.pos)
+    if isinstance(stmt, ir.AndOr):
+        return ir.AndOr(_attach(stmt.first, redirs, extra, pos), (), stmt.pos)
+    if isinstance(stmt, ir.Pipeline) and stmt.cmds and not stmt.negated:
+        return ir.Pipeline(stmt.cmds[:-1] + (_attach(stmt.cmds[-1], redirs, extra, pos),), False, stmt.pos)
+    return ir.Group((stmt,), False, redirs, pos)
 
 
 _STATEMENT_TYPES = {
