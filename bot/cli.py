@@ -42,12 +42,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{module.CODE}  {rid:<22} {module.SEVERITY.label:<8} {module.SUMMARY}")
         return EXIT_OK
     if args.command == "explain":
-        rid = rules.resolve_rule(args.rule)
-        if rid is None:
+        found = rules.resolve_rule(args.rule)
+        if found is None:
             print(f"benchbot: unknown rule {args.rule!r}; see 'benchbot rules'", file=sys.stderr)
             return EXIT_USAGE
-        module = rules.RULES[rid]
-        print(f"{rid} ({module.CODE}, {module.SEVERITY.label})\n")
+        module = rules.RULES[found]
+        print(f"{found} ({module.CODE}, {module.SEVERITY.label})\n")
         print(inspect.cleandoc(module.__doc__ or ""))
         return EXIT_OK
     return _lint(args)

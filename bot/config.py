@@ -46,14 +46,14 @@ def load_config(tree: Tree, explicit: str | None = None) -> Config:
     if explicit is not None:
         try:
             with open(explicit, encoding="utf-8") as fh:
-                text = fh.read()
+                content = fh.read()
         except OSError as exc:
             raise ConfigError(f"{explicit}: cannot read ({exc.strerror})") from None
-        return _from_text(explicit, text)
+        return _from_text(explicit, content)
     for name in CONFIG_FILES:
-        text = tree.text(name)
-        if text is not None:
-            return _from_text(name, text)
+        found = tree.text(name)
+        if found is not None:
+            return _from_text(name, found)
     text = tree.text("pyproject.toml")
     if text is not None:
         try:

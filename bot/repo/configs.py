@@ -129,7 +129,8 @@ def load_runners(tree: Tree, candidates: list[str]) -> Runners:
     out = Runners(path, error=err)
     if err is not None or not isinstance(data, YMap):
         return out
-    table = data.get("labels") if isinstance(data.get("labels"), YMap) else data
+    labels = data.get("labels")
+    table: YMap = labels if isinstance(labels, YMap) else data
     for label, nodes in table.items():
         if not isinstance(nodes, YList):
             continue

@@ -154,7 +154,7 @@ def profile_from_config(data: Mapping[str, Any] | None) -> Profile:
         if name == "variants":
             changes[name] = tuple(
                 Variant(str(v["name"]), str(v.get("suffix", "")), dict(v.get("when", {})),
-                        tuple(v["folder"]) if v.get("folder") else None,  # type: ignore[arg-type]
+                        (str(v["folder"][0]), str(v["folder"][1])) if v.get("folder") else None,
                         str(v.get("env", "")), str(v.get("var", "")), str(v.get("snippet", "")))
                 for v in value)
         elif name.startswith("env_"):
@@ -314,9 +314,9 @@ def build_env(profile: Profile, entry: Entry, point: Point, node: str, label: st
             settings = block.get("additional-settings") if isinstance(block, Mapping) else None
             for item in settings if isinstance(settings, list) else []:
                 if isinstance(item, str) and "=" in item:
-                    k, _, v = item.partition("=")
-                    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k.strip()):
-                        env[k.strip()] = lit(v.strip())
+                    key, _, text = item.partition("=")
+                    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key.strip()):
+                        env[key.strip()] = lit(text.strip())
     for name, template in profile.env_runner.items():
         v = _render(template, entry, point, node, label)
         env[name] = v if v is not None else unknown(f"${name}")

@@ -363,7 +363,8 @@ class Evaluator:
             self.expand(stmt.word, st)
             blocks = [body for _, body in stmt.items]
         elif isinstance(stmt, ir.AndOr):
-            blocks = [(stmt.first,)] + [(s,) for _, s in stmt.rest]
+            blocks = [(stmt.first,)]
+            blocks += [(s,) for _, s in stmt.rest]
         else:
             blocks = [stmt.cond, stmt.body]
         for b in blocks:
@@ -711,8 +712,8 @@ class Evaluator:
                 if k is None:
                     continue
                 if "=" in k:
-                    n, _, v = k.partition("=")
-                    assigns.append(ir.Assign(n, ir.Word((ir.Lit(v, True),)), cmd.pos))
+                    var_name, _, text = k.partition("=")
+                    assigns.append(ir.Assign(var_name, ir.Word((ir.Lit(text, True),)), cmd.pos))
                 elif _NAME_RE.match(k):
                     assigns.append(ir.Assign(k, None, cmd.pos))
             return self.decl(ir.Decl(name, tuple(assigns), (), cmd.pos), st)
@@ -817,7 +818,7 @@ class Evaluator:
                     return None  # script from stdin
                 j += 1
             if j < len(argv):
-                return ("script", j, via or ("exec bash" if via == "exec" else base or "bash"))
+                return ("script", j, via or base or "bash")
             return None
         if base in PREFIX_COMMANDS or base in self.opt.wrappers:
             this = via or base or ""
@@ -1099,8 +1100,8 @@ class Evaluator:
         if op == "!":
             k = known(value)
             if k and _NAME_RE.match(k):
-                v = self.lookup(k, st)
-                return v if v is not None else EMPTY
+                target = self.lookup(k, st)
+                return target if target is not None else EMPTY
             return unknown(f"${{!{p.name}}}")
         return unknown(f"${{{p.name}{op}...}}")
 
@@ -1458,7 +1459,7 @@ def _join(a: State, b: State) -> State:
         if va is not None and vb is not None and va.value == vb.value:
             continue
         s.setvar(name, Var(unknown(f"${name} (merged paths)"), bool((va and va.exported) or (vb and vb.exported)),
-                           (va or vb).origin if (va or vb) else None, (),
+                           va.origin if va is not None else (vb.origin if vb is not None else None), (),
                            (va.deps if va else frozenset()) | (vb.deps if vb else frozenset())))
     events = a.events
     for e in b.events:
@@ -1507,7 +1508,7 @@ def _shift(body: tuple[ir.Stmt, ...], offset: int) -> tuple[ir.Stmt, ...]:
         if isinstance(obj, tuple):
             return tuple(fix(x) for x in obj)
         if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-            return dataclasses.replace(obj, **{f.name: fix(getattr(obj, f.name))  # type: ignore[arg-type]
+            return dataclasses.replace(obj, **{f.name: fix(getattr(obj, f.name))
                                                for f in dataclasses.fields(obj)})
         return obj
 

@@ -52,7 +52,7 @@ def _swallowed_newline(root: Node, source: bytes) -> int | None:
             for a, b in zip(kids, kids[1:]):
                 gap = source[a.end_byte : b.start_byte]
                 if b"\n" in gap and b"\\\n" not in gap and b"\\\r\n" not in gap:
-                    return a.end_byte + gap.index(b"\n")
+                    return int(a.end_byte) + gap.index(b"\n")
         elif node.has_error or node.child_count:
             stack.extend(node.children)
     return None
@@ -109,16 +109,16 @@ class _Converter:
             return ir.Command((), tuple(assigns), (), pos)
         if t == "declaration_command":
             kind = self.text(n.children[0])
-            assigns: list[ir.Assign] = []
+            decl_assigns: list[ir.Assign] = []
             flags: list[str] = []
             for c in n.children[1:]:
                 if c.type == "variable_assignment":
-                    assigns.append(self.assign(c))
+                    decl_assigns.append(self.assign(c))
                 elif c.type == "variable_name":
-                    assigns.append(ir.Assign(self.text(c), None, _pos(c)))
+                    decl_assigns.append(ir.Assign(self.text(c), None, _pos(c)))
                 elif c.type == "word" and self.text(c).startswith(("-", "+")):
                     flags.append(self.text(c))
-            return ir.Decl(kind, tuple(assigns), tuple(flags), pos)
+            return ir.Decl(kind, tuple(decl_assigns), tuple(flags), pos)
         if t == "unset_command":
             words = [ir.Word((ir.Lit("unset"),), _pos(n.children[0]))]
             words += [self.word(c) for c in n.named_children]
@@ -350,7 +350,8 @@ class _Converter:
             if not nodes[k].is_named:
                 return ir.Word((ir.Lit(conv.text(nodes[k])),), _rebase(_pos(nodes[k]), line_off, col_off, byte_off))
             w = conv.word(nodes[k], pattern=pattern)
-            return _rebase(w, line_off, col_off, byte_off)
+            rebased: ir.Word = _rebase(w, line_off, col_off, byte_off)
+            return rebased
 
         expr, _ = _test_words([conv.text(c) if c.type in ("word", "test_operator") or not c.is_named else None
                                for c in nodes],
