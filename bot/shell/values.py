@@ -97,6 +97,30 @@ def pat_from_val(v: Val, glob: bool) -> Pat:
     return tuple(x if isinstance(x, Unk) else (x, glob) for x in v)
 
 
+_POSIX_CLASSES = {"[:alpha:]": "a-zA-Z", "[:digit:]": "0-9", "[:alnum:]": "a-zA-Z0-9", "[:upper:]": "A-Z",
+                  "[:lower:]": "a-z", "[:space:]": " \\t\\n\\r\\f\\v", "[:blank:]": " \\t",
+                  "[:punct:]": "!-/:-@\\[-`{-~", "[:xdigit:]": "0-9A-Fa-f"}
+
+
+def _class_end(text: str, i: int) -> int:
+    """Index of the ``]`` closing the bracket expression at ``i`` (-1 if none)."""
+    j = i + 1
+    if text[j : j + 1] in ("!", "^"):
+        j += 1
+    if text[j : j + 1] == "]":
+        j += 1
+    while j < len(text):
+        if text.startswith("[:", j):
+            end = text.find(":]", j + 2)
+            if end != -1:
+                j = end + 2
+                continue
+        if text[j] == "]":
+            return j
+        j += 1
+    return -1
+
+
 @lru_cache(maxsize=4096)
 def _glob_regex(p: tuple[tuple[str, bool], ...]) -> str:
     out: list[str] = []
@@ -116,14 +140,18 @@ def _glob_regex(p: tuple[tuple[str, bool], ...]) -> str:
             elif ch == "?":
                 out.append(".")
             elif ch == "[":
-                j = text.find("]", i + 2 if text[i + 1 : i + 2] in ("!", "^") else i + 1)
+                j = _class_end(text, i)
                 if j == -1:
                     out.append(re.escape(ch))
                 else:
                     body = text[i + 1 : j]
-                    if body[:1] in ("!", "^"):
-                        body = "^" + body[1:]
-                    out.append("[" + body.replace("\\", "\\\\") + "]")
+                    neg = body[:1] in ("!", "^")
+                    if neg:
+                        body = body[1:]
+                    for cls, rx in _POSIX_CLASSES.items():
+                        body = body.replace(cls, rx)
+                    body = body.replace("\\", "\\\\").replace("[", "\\[")
+                    out.append("[" + ("^" if neg else "") + body + "]")
                     i = j
             else:
                 out.append(re.escape(ch))

@@ -169,3 +169,13 @@ def test_values_helpers() -> None:
     assert match(("mtp",), pat_from_val(("m*",), True)) is True
     assert match((Unk("x"),), pat_from_val(("mtp",), False)) is None
     assert match(("none", Unk("x")), pat_from_val(("mtp",), False)) is False
+
+
+@pytest.mark.parametrize("subject,pattern,want", [
+    ("a b", "*[[:space:]]*", True), ("ab", "*[[:space:]]*", False), ("x", "[!a-c]", True), ("b", "[!a-c]", False),
+    ("]", "[]a]", True), ("v0.5.14", "v0.5.*", True), ("file.sh", "*.s?", True), ("a[b", "a[b", True),
+])
+def test_glob_patterns(subject: str, pattern: str, want: bool) -> None:
+    from bot.shell.values import match
+
+    assert match((subject,), ((pattern, True),)) is want
