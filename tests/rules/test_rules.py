@@ -36,8 +36,15 @@ def test_dispatch_bound_is_an_info_note(tmp_path: Path) -> None:
     repo = copy_repo(EXAMPLE, tmp_path / "seed")
     launcher = repo / "runners" / "launch_mi355x-amds.sh"
     probes = "".join(f'if [ -n "$(probe {i})" ]; then A{i}=1; else A{i}=2; fi\n' for i in range(8))
-    launcher.write_text(launcher.read_text().replace("set -euo pipefail\n", "set -euo pipefail\n" + probes, 1))
+    original = launcher.read_text()
+    launcher.write_text(original.replace("set -euo pipefail\n", "set -euo pipefail\n" + probes, 1))
     (repo / ".benchbot.yml").write_text("profile:\n  max-paths: 4\n")
+    # the bound is hit, but no dispatched path depends on the merged branches: no note
+    assert sorted(_lint(repo)) == ["dead-script", "dead-script", "ignored-variant", "ignored-variant"]
+    # now a dispatched path depends on them
+    helper = repo / "benchmarks" / "single_node" / "extra_1.sh"
+    helper.write_text("echo extra\n")
+    launcher.write_text(launcher.read_text() + 'bash "benchmarks/single_node/extra_${A0}.sh"\n')
     tree = WorkTree(str(repo))
     found = lint(tree, load_config(tree)).findings
     bound = [f for f in found if f.rule == "dispatch-bound"]
