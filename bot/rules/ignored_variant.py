@@ -49,12 +49,18 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
         variant = miss.names
         fix, sibling = propose_fix(facts, miss)
         env = ", ".join(sorted({v.env for v in miss.variants if v.env}))
-        message = (f"{miss.launcher.rsplit('/', 1)[-1]} dispatches {entries_text(names)} to {runs_script}, "
-                   f"not to the {variant} script {should}: this line builds the path without "
-                   f"{env or 'the variant'}")
+        launcher = miss.launcher.rsplit("/", 1)[-1]
+        why = f"this line builds the path without {env or 'the variant'}"
+        if len(names) == 1:
+            message = (f"{launcher} dispatches {names[0]} to {runs_script}, not to the {variant} script {should}: "
+                       f"{why}")
+        else:
+            message = (f"{launcher} dispatches {len(names)} {variant} entries to their base scripts "
+                       f"({entries_text(names)}), e.g. {runs_script} instead of {should}: {why}")
         if sibling:
             message += f" ({sibling.rsplit('/', 1)[-1]} handles it)"
-        related = [Related(should, 1, f"the {variant} script, never run by this launcher")]
+        scripts = sorted({s for _, s in miss.pairs.values()})
+        related = [Related(s, 1, f"the {variant} script, never run by this launcher") for s in scripts]
         for name in names:
             run = next(r for r, _ in miss.runs if r.entry.name == name)
             related.append(Related(run.entry.path, run.entry.pos.line, f"{name} ({variant})"))

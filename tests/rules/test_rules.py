@@ -86,3 +86,26 @@ def test_garbage_configs_never_crash(tmp_path: Path, garbage: bytes) -> None:
     (repo / "configs" / "zz-master.yaml").write_bytes(garbage)
     rules = _lint(repo)
     assert rules.count("ignored-variant") == 2
+
+
+@pytest.mark.parametrize("where,content", [
+    ("runners/launch_mi325x-amds.sh", b"\x00\x01\x02 binary \xff\xfe"),
+    ("runners/launch_mi325x-amds.sh", "#!/bin/bash\necho \xe9t\xe9\nbash b/\x80.sh\n".encode("latin-1")),
+    ("configs/runners.yaml", b"labels: [not, a, mapping]\n"),
+    ("configs/runners.yaml", b"labels:\n  mi300x: null\n  mi325x: 7\n"),
+    ("configs/amd-master.yaml", b"x:\n  runner: [a, b]\n  scenarios: {fixed-seq-len: 3}\n"),
+    ("configs/amd-master.yaml", b"x:\n  runner: mi300x\n  model-prefix: k\n  scenarios:\n    fixed-seq-len:\n"
+                                b"    - {isl: 1024, osl: 1024, search-space: [7, {tp: null}]}\n"),
+    ("configs/amd-master.yaml", b"&a [*a]\n"),
+    ("benchmarks/single_node/fixed_seq_len/kimik2.5_int4_mi355x.sh", b"if then fi ) ( $(("),
+])
+def test_bad_input_is_a_finding_or_nothing_never_a_crash(tmp_path: Path, where: str, content: bytes) -> None:
+    repo = copy_repo(EXAMPLE, tmp_path / "seed")
+    (repo / where).write_bytes(content)
+    tree = WorkTree(str(repo))
+    result = lint(tree, load_config(tree))
+    for f in result.findings:
+        assert f.line >= 1 and f.path
+    # mi300x is untouched in every case and still analysed, unless its config is gone
+    if where != "configs/amd-master.yaml" and where != "configs/runners.yaml":
+        assert any(f.rule == "ignored-variant" and "mi300x" in f.path for f in result.findings)
