@@ -25,7 +25,7 @@ from bot.shell import ir
 from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Options, Result, Sourced
 from bot.shell.parse import parse as ts_parse
 from bot.shell.parse import syntax_errors
-from bot.shell.values import Val, known, leading, to_regex, unknown
+from bot.shell.values import Val, known, leading, lit, to_regex, unknown
 
 Parser = Callable[[str, bytes], ir.Script]
 
@@ -143,7 +143,25 @@ class Facts:
     def env_for(self, entry: Entry, point: Point, node: str, label: str) -> dict[str, Val]:
         passed = self._passed_multi if entry.multinode else self._passed_single
         env = build_env(self.profile, entry, point, node, label, passed)
+        # Values the workflow template computes itself, e.g.
+        # SCENARIO_SUBDIR: ${{ inputs.scenario-type == 'agentic-coding' && 'agentic/' || '' }}
+        for name, key, value, then, other in (self._ternaries_multi if entry.multinode else self._ternaries_single):
+            have = point.scenario if key == "scenario-type" else _field(entry, point, key)
+            if have is not None:
+                env[name] = lit(then if have == value else other)
         return env
+
+    @cached_property
+    def _ternaries_single(self) -> list[tuple[str, str, str, str, str]]:
+        return self._ternaries(self.profile.workflow_single)
+
+    @cached_property
+    def _ternaries_multi(self) -> list[tuple[str, str, str, str, str]]:
+        return self._ternaries(self.profile.workflow_multi)
+
+    def _ternaries(self, templates: Iterable[str]) -> list[tuple[str, str, str, str, str]]:
+        text = "\n".join(t for t in (self.tree.text(p) for p in templates) if t)
+        return [m.groups() for m in _TERNARY.finditer(text)]  # type: ignore[misc]
 
     @cached_property
     def _passed_single(self) -> frozenset[str] | None:
@@ -218,6 +236,18 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse) -> Facts:
     t4 = time.perf_counter()
     facts.timings = {"read": t1 - t0, "parse": t2 - t1, "resolve": t3 - t2, "references": t4 - t3}
     return facts
+
+
+_TERNARY = re.compile(r"(?m)^\s+([A-Z_][A-Z0-9_]*):\s*\$\{\{\s*inputs\.([\w-]+)\s*==\s*'([^']*)'\s*&&\s*"
+                      r"'([^']*)'\s*\|\|\s*'([^']*)'\s*\}\}\s*$")
+
+
+def _field(entry: Entry, point: Point, key: str) -> str | None:
+    for source in (point.fields, point.seq, entry.fields):
+        if key in source and source[key] is not None:
+            v = source[key]
+            return "true" if v is True else "false" if v is False else str(v)
+    return None
 
 
 def _bash_accepts(data: bytes) -> bool:

@@ -83,3 +83,32 @@ def test_profile_overrides(tmp_path: Path) -> None:
     assert p.launcher_for("h100-cw_3") == "ci/run_h100-cw.sh"
     assert p.max_paths == 8 and p.all_points and p.env_common["EXTRA"] == "{model}"
     assert p.prefix_of_launcher("ci/run_h100-cw.sh") == "h100-cw"
+
+
+def test_env_values_computed_by_the_workflow_template(tmp_path: Path) -> None:
+    """An older layout: SCENARIO_SUBDIR is '' for fixed-seq-len, computed in the workflow."""
+    import shutil
+
+    from bot.config import load_config as load_bot_config
+    from bot.lint import lint
+    from tests.conftest import copy_repo
+
+    repo = copy_repo(EXAMPLE, tmp_path / "seed")
+    wf = repo / ".github" / "workflows" / "benchmark-tmpl.yml"
+    lines = [ln for ln in wf.read_text().splitlines() if "SCENARIO_SUBDIR" not in ln]
+    env_at = next(i for i, ln in enumerate(lines) if ln.strip().startswith("SPEC_DECODING:"))
+    indent = lines[env_at][: len(lines[env_at]) - len(lines[env_at].lstrip())]
+    lines.insert(env_at, indent + "SCENARIO_SUBDIR: ${{ inputs.scenario-type == 'agentic-coding' && 'agentic/' || '' }}")
+    wf.write_text("\n".join(lines) + "\n")
+    src = repo / "benchmarks" / "single_node" / "fixed_seq_len"
+    for f in src.iterdir():
+        shutil.move(str(f), str(repo / "benchmarks" / "single_node" / f.name))
+    src.rmdir()
+    tree = WorkTree(str(repo))
+    found = lint(tree, load_bot_config(tree)).findings
+    assert sorted((f.rule, f.path) for f in found) == [
+        ("dead-script", "benchmarks/single_node/kimik2.5_int4_mi300x_mtp.sh"),
+        ("dead-script", "benchmarks/single_node/kimik2.5_int4_mi325x_mtp.sh"),
+        ("ignored-variant", "runners/launch_mi300x-amds.sh"),
+        ("ignored-variant", "runners/launch_mi325x-amds.sh"),
+    ]
