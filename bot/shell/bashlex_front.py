@@ -38,6 +38,10 @@ import bashlex.parser  # type: ignore[import-untyped, unused-ignore]
 import bashlex.subst  # type: ignore[import-untyped, unused-ignore]
 
 from bot.shell import ir
+from bot.shell.words import ansi_c as _ansi_c
+from bot.shell.words import merge as _merge
+from bot.shell.words import unescape_dq as _unescape_dq
+from bot.shell.words import unescape_unquoted as _unescape_unquoted
 
 Node = Any  # bashlex.ast.node (untyped)
 
@@ -975,62 +979,3 @@ class _TestParser:
 
 
 # ----------------------------------------------------- helpers (as parse.py)
-
-
-def _merge(parts: list[ir.Part]) -> list[ir.Part]:
-    out: list[ir.Part] = []
-    for p in parts:
-        last = out[-1] if out else None
-        if isinstance(p, ir.Lit) and isinstance(last, ir.Lit) and last.quoted == p.quoted:
-            out[-1] = ir.Lit(last.text + p.text, p.quoted)
-        else:
-            out.append(p)
-    return out
-
-
-def _unescape_unquoted(text: str) -> str:
-    if "\\" not in text:
-        return text
-    out = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text):
-            if text[i + 1] != "\n":
-                out.append(text[i + 1])
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-def _unescape_dq(text: str) -> str:
-    if "\\" not in text:
-        return text
-    out = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text) and text[i + 1] in '$`"\\\n':
-            if text[i + 1] != "\n":
-                out.append(text[i + 1])
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-def _ansi_c(text: str) -> str:
-    table = {"n": "\n", "t": "\t", "\\": "\\", "'": "'", '"': '"', "r": "\r", "a": "\a", "e": "\x1b"}
-    out = []
-    i = 0
-    while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in table:
-            out.append(table[text[i + 1]])
-            i += 2
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)

@@ -464,7 +464,7 @@ class Evaluator:
         self._control(self._pop())
         pending = [st]
         result: list[State] = []
-        for (patterns, body), item_pats in zip(stmt.items, pats):
+        for (_, body), item_pats in zip(stmt.items, pats, strict=True):
             still: list[State] = []
             for s in pending:
                 verdicts = [match(subject, pat) for pat in item_pats]

@@ -98,7 +98,8 @@ def test_env_values_computed_by_the_workflow_template(tmp_path: Path) -> None:
     lines = [ln for ln in wf.read_text().splitlines() if "SCENARIO_SUBDIR" not in ln]
     env_at = next(i for i, ln in enumerate(lines) if ln.strip().startswith("SPEC_DECODING:"))
     indent = lines[env_at][: len(lines[env_at]) - len(lines[env_at].lstrip())]
-    lines.insert(env_at, indent + "SCENARIO_SUBDIR: ${{ inputs.scenario-type == 'agentic-coding' && 'agentic/' || '' }}")
+    ternary = "${{ inputs.scenario-type == 'agentic-coding' && 'agentic/' || '' }}"
+    lines.insert(env_at, indent + "SCENARIO_SUBDIR: " + ternary)
     wf.write_text("\n".join(lines) + "\n")
     src = repo / "benchmarks" / "single_node" / "fixed_seq_len"
     for f in src.iterdir():

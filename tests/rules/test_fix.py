@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from tests.conftest import copy_repo, EXAMPLE
+from tests.conftest import EXAMPLE, copy_repo
 
 
 def lint_json(repo: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, object]]:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.repo.facts import _RepoFS, Facts
+from bot.repo.facts import Facts, _RepoFS
 from bot.repo.profile import Profile
 from bot.repo.tree import WorkTree
 from bot.shell import bashlex_front
