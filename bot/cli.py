@@ -29,6 +29,12 @@ def _parser() -> argparse.ArgumentParser:
     lint.add_argument("--fail-on", choices=("error", "warning", "info"), help="lowest severity that fails")
     lint.add_argument("--show-fixes", action="store_true", help="print proposed fixes as diffs (text)")
     lint.add_argument("--timings", action="store_true", help="print phase timings to stderr")
+    dispatch = sub.add_parser("dispatch", help="show the script every (entry, launcher) pair runs")
+    dispatch.add_argument("path", nargs="?", default=".", help="repo root (default: .)")
+    dispatch.add_argument("--rev", help="a git revision of PATH instead of its work tree")
+    dispatch.add_argument("--entry", action="append", help="only these entries (repeatable; glob patterns)")
+    dispatch.add_argument("--format", choices=("text", "json"), default="text")
+    dispatch.add_argument("--config", help="configuration file")
     sub.add_parser("rules", help="list the rules")
     explain = sub.add_parser("explain", help="print a rule's documentation")
     explain.add_argument("rule")
@@ -50,7 +56,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{found} ({module.CODE}, {module.SEVERITY.label})\n")
         print(inspect.cleandoc(module.__doc__ or ""))
         return EXIT_OK
+    if args.command == "dispatch":
+        return _dispatch(args)
     return _lint(args)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    import fnmatch
+    import json
+
+    from bot.repo.facts import gather
+    from bot.report.dispatch import rows
+
+    try:
+        tree = open_tree(args.path, args.rev)
+        conf = load_config(tree, args.config)
+    except (TreeError, ConfigError) as exc:
+        print(f"benchbot: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    facts = gather(tree, conf.profile)
+    table = [r for r in rows(facts)
+             if not args.entry or any(fnmatch.fnmatchcase(str(r["entry"]), pat) for pat in args.entry)]
+    if args.format == "json":
+        print(json.dumps(table, indent=2))
+    else:
+        for r in table:
+            mark = {True: "", False: "  (missing)", None: "  (unknown)"}[r["exists"]]  # type: ignore[index]
+            print(f"{r['entry']}  [{r['point']}]  {r['launcher']}  ->  {r['script'] or '(nothing dispatched)'}"
+                  f"{mark}  @{r['built_at']}")
+    return EXIT_OK
 
 
 def _rule_list(text: str | None) -> frozenset[str] | None:

@@ -145,3 +145,18 @@ def test_python_dash_m(tmp_path: Path) -> None:
                           cwd=ROOT, check=False)
     assert proc.returncode == 1
     assert proc.stdout.strip().splitlines()[-1].startswith("4 findings (2 errors, 2 warnings)")
+
+
+def test_dispatch_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "dispatch", str(EXAMPLE), "--entry", "*-mtp", "--format", "json")
+    assert code == 0
+    rows = json.loads(out)
+    got = {(r["entry"], r["launcher"], r["script"], r["exists"]) for r in rows}
+    base = "benchmarks/single_node/fixed_seq_len/kimik2.5_int4_"
+    assert got == {
+        ("kimik2.5-int4-mi300x-vllm-mtp", "runners/launch_mi300x-amds.sh", base + "mi300x.sh", True),
+        ("kimik2.5-int4-mi325x-vllm-mtp", "runners/launch_mi325x-amds.sh", base + "mi325x.sh", True),
+        ("kimik2.5-int4-mi355x-vllm-mtp", "runners/launch_mi355x-amds.sh", base + "mi355x_mtp.sh", True),
+    }
+    code, out, _ = run(capsys, "dispatch", str(EXAMPLE), "--entry", "kimik2.5-int4-mi300x-vllm")
+    assert out.splitlines()[0].endswith("@runners/launch_mi300x-amds.sh:32")
