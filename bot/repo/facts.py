@@ -22,10 +22,10 @@ from bot.repo.configs import ConfigFile, Entry, Point, Runners, load_config, loa
 from bot.repo.profile import Profile, build_env, is_unknown_env
 from bot.repo.tree import Tree
 from bot.shell import ir
-from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Options, Result, Sourced
+from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Options, Result
 from bot.shell.parse import parse as ts_parse
 from bot.shell.parse import syntax_errors
-from bot.shell.values import Val, known, leading, lit, to_regex, unknown
+from bot.shell.values import Val, known, leading, lit, to_regex
 
 Parser = Callable[[str, bytes], ir.Script]
 
@@ -362,10 +362,3 @@ _COMMENT = re.compile(r"(?m)^[ \t]*#.*$")
 _SH_WORD = re.compile(r"([A-Za-z0-9_.+-]+\.sh)\b")
 # ``source "$X"``, ``bash ${DIR}/$NAME`` ...: a script path with no literal file name
 _DYNAMIC = re.compile(r"(?m)(?:^|[;&|(`\s])(?:source|\.|bash|sh|exec)\s+[\"']?\$(?![^\n]*\.sh\b)")
-
-
-def is_env_unknown(profile: Profile, name: str) -> bool:
-    return is_unknown_env(profile, name)
-
-
-__all__ = ["Facts", "Run", "gather", "Sourced", "unknown"]

@@ -136,10 +136,6 @@ class FileSystem:
         raise NotImplementedError
 
 
-class _Flow(Exception):
-    pass
-
-
 class State:
     """One path through the script. ``vars`` is copy-on-write: forks share the dict until
     one of them assigns, which also lets identical forks be recognised by identity."""
@@ -233,7 +229,6 @@ class Evaluator:
         self._frames: list[set[str]] = []
         self._cmd_deps: frozenset[str] = frozenset()
         self.notes: list[str] = []
-        self._unk_counter = 0
 
     # ------------------------------------------------------------ dependencies
     def _push(self) -> None:
