@@ -40,6 +40,8 @@ SUMMARY = "a benchmark script that no entry, script or workflow runs"
 
 
 def check(facts: Facts, conf: Config) -> Iterator[Finding]:
+    if not facts.runs:
+        return  # no entry could be resolved (no configs, or another layout): nothing to compare with
     reached: set[str] = set()
     patterns = []
     for run in facts.runs:

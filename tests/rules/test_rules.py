@@ -109,3 +109,9 @@ def test_bad_input_is_a_finding_or_nothing_never_a_crash(tmp_path: Path, where: 
     # mi300x is untouched in every case and still analysed, unless its config is gone
     if where != "configs/amd-master.yaml" and where != "configs/runners.yaml":
         assert any(f.rule == "ignored-variant" and "mi300x" in f.path for f in result.findings)
+
+
+def test_no_dead_scripts_without_any_resolved_entry(tmp_path: Path) -> None:
+    repo = copy_repo(EXAMPLE, tmp_path / "seed")
+    (repo / "configs" / "amd-master.yaml").unlink()
+    assert _lint(repo) == []
