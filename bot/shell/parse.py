@@ -88,6 +88,9 @@ class _Converter:
     def __init__(self, source: bytes) -> None:
         self.src = source
 
+    def text_between(self, start: int, end: int) -> str:
+        return self.src[start:end].decode("utf-8", "replace") if end > start else ""
+
     def text(self, node: Node) -> str:
         return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
@@ -136,8 +139,14 @@ class _Converter:
         if t == "list":
             return self.andor(n)
         if t == "pipeline":
-            cmds = [self.stmt(c) for c in n.named_children if c.type not in _SKIP]
+            kids = [c for c in n.named_children if c.type not in _SKIP]
+            negated = bool(kids) and kids[0].type == "negated_command"
+            if negated:  # `! a | b` negates the whole pipeline
+                kids = [c for c in kids[0].named_children] + kids[1:]
+            cmds = [self.stmt(c) for c in kids]
             stmts = [c for c in cmds if c is not None]
+            if negated:
+                return ir.Pipeline(tuple(stmts), True, pos)
             if stmts and isinstance(stmts[-1], ir.AndOr):
                 # tree-sitter nests `a | b || c` as `a | (b || c)`; bash reads `(a | b) || c`
                 tail = stmts[-1]
@@ -178,6 +187,11 @@ class _Converter:
         if t == "redirected_statement":
             body = n.child_by_field_name("body")
             extra: list[ir.Word] = []
+            first_redirect = next(iter(n.children_by_field_name("redirect")), None)
+            if body is not None and first_redirect is not None:
+                # plain words tree-sitter drops between a command and its here-document (`python - <<EOF`)
+                gap = self.text_between(body.end_byte, first_redirect.start_byte)
+                extra += [ir.Word((ir.Lit(w),), _pos(body)) for w in gap.split()]
             redirs = tuple(self.redirect(c, extra) for c in n.children_by_field_name("redirect"))
             inner_stmt = self.stmt(body) if body is not None else None
             if inner_stmt is None:
@@ -400,9 +414,9 @@ class _Converter:
             i = 0
             while i < len(kids):
                 c = kids[i]
-                if not c.is_named and self.text(c) == "$" and i + 1 < len(kids) and self.text(kids[i + 1]) == "$":
+                if not c.is_named and self.text(c) == "$$":
                     out.append(ir.Param("$", "", None, None, quoted))  # `$$` after text
-                    i += 2
+                    i += 1
                     continue
                 self._parts(c, out, quoted, pattern)
                 i += 1
@@ -490,6 +504,8 @@ class _Converter:
                 if not args:
                     args.append([])
                 args[-1].append(c)
+        if prefix_ops and not op and not name:
+            return ir.Param(prefix_ops[0], "", None, None, quoted)  # `${#}` `${!}`
         if prefix_ops and not op:
             op = "len" if prefix_ops[0] == "#" else "!"
         if op == "[" and not args:

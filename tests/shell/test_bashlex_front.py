@@ -276,15 +276,11 @@ def test_positions_match_tree_sitter() -> None:
 # The xfail marks go when parse.py is fixed (strict: an XPASS fails and says so).
 
 PARSE_PY_BUGS: list[tuple[str, str, str]] = [
-    ("negation-scope", "! a | b", "`!` negates only `a` instead of the whole pipeline"),
-    ("dash-before-heredoc", "python - <<EOF\nprint(1)\nEOF\n", "the `-` argument before `<<EOF` is dropped"),
     ("redirect-after-heredoc", "cat <<EOF > out\nx\nEOF\n",
      "a redirect after a here-document operator is dropped"),
     ("function-redirect", "f() { a; } > log", "the redirections of a function body are dropped"),
-    ("pid-after-text", "echo /tmp/run.$$", "`$$` after text becomes literal text"),
     ("pattern-leading-space", "echo ${X%% *}", "the pattern ` *` loses its leading blank"),
     ("escaped-slash-pattern", "echo \"${MODEL//\\//_}\"", "`${X//\\//_}` is split at the escaped slash"),
-    ("special-params-braced", "echo ${#} ${!}", "`${#}`/`${!}` become Param('', 'len'/'!')"),
     ("single-quote-in-dq-default", "echo \"${X:-'a'}\"",
      "inside double quotes the ' in ${X:-'a'} are literal characters"),
     ("backtick-in-dq-default", "echo \"${X:-`ls`}\"",
@@ -293,6 +289,10 @@ PARSE_PY_BUGS: list[tuple[str, str, str]] = [
 
 # Tree-sitter quirks parse.py works around (they were bugs above); both front-ends agree.
 FIXED_IN_PARSE_PY: list[tuple[str, str, str]] = [
+    ("special-params-braced", "echo ${#} ${!}", "`${#}`/`${!}` become Param('', 'len'/'!')"),
+    ("pid-after-text", "echo /tmp/run.$$", "`$$` after text becomes literal text"),
+    ("dash-before-heredoc", "python - <<EOF\nprint(1)\nEOF\n", "the `-` argument before `<<EOF` is dropped"),
+    ("negation-scope", "! a | b", "`!` negates only `a` instead of the whole pipeline"),
     ("test-not-binary", "[ ! a = b ]", "`[ ! a = b ]` becomes TBinary('! a', 'b')"),
     ("test-or", "[ \"$a\" = b -o \"$c\" = d ]", "`[ A -o B ]` becomes one binary test on raw text"),
     ("test-and", "[ -n \"$x\" -a -z \"$y\" ]",
