@@ -598,6 +598,11 @@ class Evaluator:
                     status = st.status
             st.status = status
             return [st] if st.flow is None or st.flow == "exit" else [st]
+        if st.out is None and _inert(cmd):
+            # An external utility that cannot run a script, change a variable or exit the
+            # shell: its only effect here is an unknown exit status.
+            st.status = None
+            return [st]
         self._push()
         argv = [self.expand(w, st) for w in cmd.words]
         # Kept for the commands whose words decide something (a dispatched script, a
@@ -1179,6 +1184,46 @@ class Evaluator:
 
 
 # ------------------------------------------------------------------ helpers
+
+
+# Utilities that never run a script of the repo (wrappers such as srun, docker, env,
+# timeout are *not* here: they can).
+INERT_COMMANDS = frozenset({
+    "echo", "printf", "mkdir", "rm", "rmdir", "cp", "mv", "chmod", "chown", "touch", "sleep", "ls", "cat", "tee",
+    "grep", "egrep", "sed", "awk", "tar", "gzip", "scancel", "squeue", "sinfo", "sacct", "scontrol", "sbcast",
+    "nvidia-smi", "rocm-smi", "amd-smi", "python3", "python", "pip", "curl", "wget", "ln", "find", "head", "tail",
+    "wc", "sort", "uniq", "cut", "tr", "jq", "yq", "date", "pkill", "kill", "sync", "df", "du", "hostname",
+    "whoami", "id", "stat", "unsquashfs", "git", "rsync", "scp", "mount", "umount", "xxd", "md5sum", "sha256sum",
+    "base64", "diff", "cmp", "nproc", "free", "uname", "ps", "pgrep", "lsof", "nc", "ping", "which", "type",
+    "hf", "huggingface-cli", "gh", "seq", "paste", "column", "fold", "rev", "zcat", "unzip", "logger",
+})
+_INERT_CACHE: dict[int, tuple[ir.Command, bool]] = {}
+
+
+def _inert(cmd: ir.Command) -> bool:
+    hit = _INERT_CACHE.get(id(cmd))
+    if hit is not None and hit[0] is cmd:
+        return hit[1]
+    name = cmd.words[0].literal()
+    value = name in INERT_COMMANDS and not any(_has_effect(w) for w in cmd.words)
+    if len(_INERT_CACHE) > 200_000:
+        _INERT_CACHE.clear()
+    _INERT_CACHE[id(cmd)] = (cmd, value)
+    return value
+
+
+def _has_effect(w: ir.Word) -> bool:
+    """A word whose expansion can run something or change the state: ``$(...)``,
+    ``${X:=d}``, ``${X:?msg}``."""
+    for p in w.parts:
+        if isinstance(p, ir.CmdSub):
+            return True
+        if isinstance(p, ir.Param):
+            if p.op in ("=", ":=", "?", ":?"):
+                return True
+            if (p.arg is not None and _has_effect(p.arg)) or (p.arg2 is not None and _has_effect(p.arg2)):
+                return True
+    return False
 
 
 def _status(v: bool | None) -> int | None:
