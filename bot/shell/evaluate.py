@@ -958,15 +958,23 @@ class Evaluator:
             return unknown("cwd")
         norm = self.normalize(target, st)
         nk = known(norm)
-        if nk is None or nk.startswith("/"):
+        if nk is None or nk.startswith(("/", "../")):
             return unknown(f"cwd {k}")
-        return lit(nk.rstrip("/")) if nk not in (".", "") else EMPTY
+        nk = nk.rstrip("/")
+        if nk in (".", ""):
+            return EMPTY
+        if not self.fs.is_dir(nk):
+            return unknown(f"cwd {k}")  # made at run time (a clone, a build dir): not the repo
+        return lit(nk)
 
     def file_test(self, op: str, value: Val, st: State) -> bool | None:
         path = known(self.normalize(value, st))
         if path is None or path.startswith(("/", "~")) or path.startswith("../"):
             return None
         path = path.rstrip("/") or "."
+        parent = posixpath.dirname(path)
+        if parent and not self.fs.is_dir(parent):
+            return None  # a folder the repo does not have: made at run time, if at all
         if op in ("-f", "-s", "-r"):
             return self.fs.is_file(path)
         if op == "-d":

@@ -75,7 +75,16 @@ bash "$S"
 """
     assert targets(run(src, {"FRAMEWORK": "vllm"}, {"b/x_vllm.sh": ""})) == ["b/x_vllm.sh"]
     assert targets(run(src, {"FRAMEWORK": "sglang"}, {"b/fallback.sh": ""})) == ["b/fallback.sh"]
-    assert targets(run(src, {"FRAMEWORK": "sglang"})) == ["b/none.sh"]
+    assert targets(run(src, {"FRAMEWORK": "sglang"}, {"b/other.sh": ""})) == ["b/none.sh"]
+    # a folder the repo does not have (cloned at run time): the test cannot be answered
+    assert targets(run(src, {"FRAMEWORK": "sglang"})) == ["b/fallback.sh", "b/none.sh", "b/x_sglang.sh"]
+
+
+def test_cd_into_a_folder_made_at_run_time() -> None:
+    src = 'git clone x srt\ncd srt\nif [[ ! -f recipes/a.yaml ]]; then exit 1; fi\nbash b.sh\n'
+    r = run(src, files={"benchmarks/x.sh": ""})
+    assert targets(r) == ["<cwd srt>/b.sh"]
+    assert not all(p.exited for p in r.paths)
 
 
 def test_unknown_condition_forks_and_exit_ends_a_path() -> None:
