@@ -22,7 +22,7 @@ from bot.repo.configs import ConfigFile, Entry, Point, Runners, load_config, loa
 from bot.repo.profile import Profile, build_env, is_unknown_env
 from bot.repo.tree import Tree
 from bot.shell import ir
-from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Options, Result
+from bot.shell.evaluate import Dispatch, Evaluator, Exited, FileSystem, Loc, Options, Result
 from bot.shell.parse import parse as ts_parse
 from bot.shell.parse import syntax_errors
 from bot.shell.values import Val, known, leading, lit, to_regex
@@ -43,6 +43,7 @@ class Run:
     dispatches: tuple[Dispatch, ...]
     exits_early: bool  # every path exits before dispatching anything
     bound_hit: bool
+    exits: tuple[Loc, ...] = ()  # where paths that dispatch nothing end with ``exit``
 
 
 class _RepoFS(FileSystem):
@@ -279,8 +280,9 @@ def _resolve_runs(facts: Facts) -> None:
                 result = facts.evaluate(launcher, env)
                 dispatches = tuple(result.dispatches())
                 exits = bool(result.paths) and all(p.exited for p in result.paths) and not dispatches
+                where = tuple(dict.fromkeys(p.exit_at.loc for p in result.paths if p.exit_at is not None))
                 facts.runs.append(Run(entry, point, label, node, launcher, real, dispatches, exits,
-                                      result.bound_hit))
+                                      result.bound_hit, where))
 
 
 def _representatives(profile: Profile, points: tuple[Point, ...]) -> list[Point]:
@@ -346,7 +348,7 @@ def _scan_references(facts: Facts) -> None:
         for p in result.paths:
             for e in p.events:
                 # a launcher's dispatches depend on the entry: the runs say what they are
-                if path in launchers and isinstance(e, Dispatch):
+                if isinstance(e, Exited) or (path in launchers and isinstance(e, Dispatch)):
                     continue
                 k = known(e.target)
                 if k is not None:

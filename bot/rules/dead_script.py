@@ -88,8 +88,9 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
 
 
 def _unresolved_prefixes(facts: Facts) -> list[tuple[str, str]]:
-    """(``<model-prefix>_<precision>_``, gpu) of entries no launcher could be run for."""
-    resolved = {run.entry.name for run in facts.runs}
+    """(``<model-prefix>_<precision>_``, gpu) of entries no launcher could run a script for
+    (unknown label, no launcher, or a launcher that rejects them): reported by those rules."""
+    resolved = {run.entry.name for run in facts.runs if not run.exits_early}
     out = []
     for e in facts.entries:
         if e.name in resolved:

@@ -79,7 +79,15 @@ class Sourced:
     loc: Loc
 
 
-Event = Dispatch | Sourced
+@dataclass(frozen=True)
+class Exited:
+    """An ``exit`` that ends the evaluated script (not one inside ``$(...)`` or ``( )``)."""
+
+    loc: Loc
+    code: int | None
+
+
+Event = Dispatch | Sourced | Exited
 
 
 @dataclass(frozen=True)
@@ -95,6 +103,11 @@ class Var:
 class PathResult:
     events: tuple[Event, ...]
     exited: bool
+
+    @property
+    def exit_at(self) -> Exited | None:
+        ends = [e for e in self.events if isinstance(e, Exited)]
+        return ends[-1] if self.exited and ends else None
 
 
 @dataclass
@@ -379,7 +392,7 @@ class Evaluator:
         events = st.events
         for r in results:
             for e in r.events:
-                if e not in events:
+                if e not in events and not isinstance(e, Exited):
                     events = events + (e,)
         st.events = events
         statuses = {r.status if r.flow != "exit" else None for r in results}
@@ -641,6 +654,7 @@ class Evaluator:
             self._significant()
             st.flow = "exit"
             st.status = _int_or_none(args[0]) if args else st.status
+            st.emit(Exited(Loc(st.file, cmd.pos.line, cmd.pos.col), st.status))
             return [st]
         if name == "return":
             st.flow = "return"
@@ -883,7 +897,8 @@ class Evaluator:
         child.setvar("0", Var(lit(path), False, None))
         for r in self.block(script.body, [child]):
             for e in r.events:
-                st.emit(e)
+                if not isinstance(e, Exited):
+                    st.emit(e)
 
     def _bash_c(self, cmd: ir.Command, argv: list[Val], idx: int, st: State,
                 widx: list[int] | None) -> None:
@@ -914,6 +929,8 @@ class Evaluator:
         results = self.block(_shift_lines(script.body, offset), [child])
         for r in results:
             for e in r.events:
+                if isinstance(e, Exited):
+                    continue
                 if isinstance(e, Dispatch):
                     e = Dispatch(e.target, e.raw, e.loc, e.built_at, "bash -c", e.var_parts)
                 st.emit(e)
@@ -1121,6 +1138,8 @@ class Evaluator:
         outs = set()
         for r in results:
             for e in r.events:
+                if isinstance(e, Exited):
+                    continue
                 if isinstance(e, Dispatch) and e.via in ("bash", "sh"):
                     e = Dispatch(e.target, e.raw, e.loc, e.built_at, "subst", e.var_parts)
                 st.emit(e)

@@ -1,0 +1,60 @@
+"""launcher-rejects-entry: the launcher exits before running any script for an entry.
+
+What it does:
+    Evaluates each entry's launcher under the entry's environment. When every path
+    through the launcher ends in ``exit`` before any benchmark script is dispatched
+    (typically the ``else`` of an if-chain over MODEL_PREFIX / PRECISION / FRAMEWORK:
+    ``echo "Unsupported model"; exit 1``), the entry is reported at that ``exit``.
+    Paths that depend on something unknown (the output of ``salloc``) do not count:
+    only entries the launcher refuses whatever the cluster does.
+
+Why is this bad?
+    The sweep schedules the job, the runner waits for GPUs, and the job fails at once,
+    or the entry was meant for another cluster of the same runner label.
+
+Example:
+    ```
+    if [[ $MODEL_PREFIX == "dsr1" && $PRECISION == "fp4" ]]; then MODEL_PATH=/models/dsr1-fp4
+    else echo "Unsupported model prefix/precision"; exit 1; fi
+    # configs: kimik2.5-int4-b200-vllm runs on label b200, whose nodes use this launcher
+    ```
+
+Fix:
+    Teach the launcher the entry's model/precision/framework, or move the entry to a
+    runner label whose launcher supports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from bot.config import Config
+from bot.findings import Finding, Related, Severity
+from bot.repo.facts import Facts
+from bot.rules._variants import entries_text
+
+ID = "launcher-rejects-entry"
+CODE = "BB107"
+SEVERITY = Severity.ERROR
+SUMMARY = "the launcher exits before running any script for an entry"
+
+
+def check(facts: Facts, conf: Config) -> Iterator[Finding]:
+    groups: dict[tuple[str, tuple[tuple[str, int], ...]], list[str]] = {}
+    for run in facts.runs:
+        if not run.exits_early or not run.exits:
+            continue
+        key = (run.real, tuple((loc.path, loc.line) for loc in run.exits))
+        names = groups.setdefault(key, [])
+        if run.entry.name not in names:
+            names.append(run.entry.name)
+    for (launcher, exits), names in sorted(groups.items()):
+        path, line = exits[0]
+        entries = {e.name: e for e in facts.entries}
+        fields = sorted({f"{entries[n].fields.get('model-prefix')}/{entries[n].fields.get('precision')}/"
+                         f"{entries[n].fields.get('framework')}" for n in names if n in entries})
+        message = (f"{launcher.rsplit('/', 1)[-1]} exits here for {entries_text(names)} before running any "
+                   f"benchmark script (model-prefix/precision/framework {', '.join(fields)})")
+        related = tuple(Related(entries[n].path, entries[n].pos.line, n) for n in names[:5] if n in entries)
+        yield Finding(ID, CODE, SEVERITY, path, line, 1, message, related, tuple(names),
+                      key=f"{launcher}|{','.join(sorted(names))}")
