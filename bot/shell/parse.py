@@ -476,6 +476,7 @@ class _Converter:
         name = ""
         op = ""
         args: list[list[Node]] = []
+        starts: list[int] = []  # where each argument's text begins (just after its operator)
         prefix_ops: list[str] = []
         for c in children:
             if c.type in ("variable_name", "special_variable_name") and not name and not op:
@@ -494,15 +495,20 @@ class _Converter:
                 elif not op:
                     op = tok
                     args.append([])
-                elif op in ("/", "//", "/#", "/%") and tok == "/" and len(args) == 1:
+                    starts.append(c.end_byte)
+                elif op in ("/", "//", "/#", "/%") and tok == "/" and len(args) == 1 \
+                        and self.src[c.start_byte - 1 : c.start_byte] != b"\\":
                     args.append([])
+                    starts.append(c.end_byte)
                 elif op == ":" and tok == ":" and len(args) == 1:
                     args.append([])
+                    starts.append(c.end_byte)
                 elif args:
                     args[-1].append(c)
             else:
                 if not args:
                     args.append([])
+                    starts.append(c.start_byte)
                 args[-1].append(c)
         if prefix_ops and not op and not name:
             return ir.Param(prefix_ops[0], "", None, None, quoted)  # `${#}` `${!}`
@@ -511,12 +517,14 @@ class _Converter:
         if op == "[" and not args:
             return ir.Param(name, "[", None, None, quoted)
 
-        def to_word(nodes: list[Node]) -> ir.Word | None:
+        def to_word(nodes: list[Node], start: int) -> ir.Word | None:
             if not nodes:
                 return ir.Word((ir.Lit(""),))
             parts: list[ir.Part] = []
-            # Keep the raw text between nodes (tree-sitter may split a pattern).
-            cursor = nodes[0].start_byte
+            # Keep the raw text between nodes (tree-sitter may split a pattern or drop a
+            # leading blank, as in ${X%% *}).
+            blank_matters = op in ("#", "##", "%", "%%", "/", "//", "/#", "/%")
+            cursor = min(start, nodes[0].start_byte) if blank_matters else nodes[0].start_byte
             for node in nodes:
                 if node.start_byte > cursor:
                     parts.append(ir.Lit(self.src[cursor : node.start_byte].decode("utf-8", "replace"), quoted))
@@ -527,8 +535,8 @@ class _Converter:
                 cursor = node.end_byte
             return ir.Word(tuple(_merge(parts)), _pos(nodes[0]))
 
-        arg = to_word(args[0]) if args else None
-        arg2 = to_word(args[1]) if len(args) > 1 else None
+        arg = to_word(args[0], starts[0]) if args else None
+        arg2 = to_word(args[1], starts[1]) if len(args) > 1 else None
         if op == "/" and arg is not None and arg.parts and isinstance(arg.parts[0], ir.Lit):
             first = arg.parts[0].text
             if first[:1] in ("/", "#", "%"):

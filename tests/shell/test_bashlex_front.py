@@ -279,7 +279,6 @@ PARSE_PY_BUGS: list[tuple[str, str, str]] = [
     ("redirect-after-heredoc", "cat <<EOF > out\nx\nEOF\n",
      "a redirect after a here-document operator is dropped"),
     ("function-redirect", "f() { a; } > log", "the redirections of a function body are dropped"),
-    ("pattern-leading-space", "echo ${X%% *}", "the pattern ` *` loses its leading blank"),
     ("escaped-slash-pattern", "echo \"${MODEL//\\//_}\"", "`${X//\\//_}` is split at the escaped slash"),
     ("single-quote-in-dq-default", "echo \"${X:-'a'}\"",
      "inside double quotes the ' in ${X:-'a'} are literal characters"),
@@ -289,6 +288,7 @@ PARSE_PY_BUGS: list[tuple[str, str, str]] = [
 
 # Tree-sitter quirks parse.py works around (they were bugs above); both front-ends agree.
 FIXED_IN_PARSE_PY: list[tuple[str, str, str]] = [
+    ("pattern-leading-space", "echo ${X%% *}", "the pattern ` *` loses its leading blank"),
     ("special-params-braced", "echo ${#} ${!}", "`${#}`/`${!}` become Param('', 'len'/'!')"),
     ("pid-after-text", "echo /tmp/run.$$", "`$$` after text becomes literal text"),
     ("dash-before-heredoc", "python - <<EOF\nprint(1)\nEOF\n", "the `-` argument before `<<EOF` is dropped"),
