@@ -23,11 +23,11 @@ from bot.repo.profile import Profile, build_env, is_unknown_env
 from bot.repo.tree import Tree
 from bot.shell import ir
 from bot.shell.evaluate import Dispatch, Evaluator, Exited, FileSystem, Loc, Options, Result
-from bot.shell.parse import parse as ts_parse
-from bot.shell.parse import syntax_errors
+from bot.shell import default_parser
 from bot.shell.values import Val, known, leading, lit, to_regex
 
 Parser = Callable[[str, bytes], ir.Script]
+ts_parse, syntax_errors = default_parser()
 
 
 @dataclass(frozen=True)
