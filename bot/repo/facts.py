@@ -21,9 +21,8 @@ from typing import Any
 from bot.repo.configs import ConfigFile, Entry, Point, Runners, load_config, load_runners
 from bot.repo.profile import Profile, build_env, is_unknown_env
 from bot.repo.tree import Tree
-from bot.shell import ir
+from bot.shell import default_parser, ir
 from bot.shell.evaluate import Dispatch, Evaluator, Exited, FileSystem, Loc, Options, Result
-from bot.shell import default_parser
 from bot.shell.values import Val, known, leading, lit, to_regex
 
 Parser = Callable[[str, bytes], ir.Script]
