@@ -111,7 +111,7 @@ class Facts:
     def options(self) -> Options:
         from bot.shell.evaluate import DEFAULT_WRAPPERS
 
-        scripts = set(self.scripts)
+        scripts = self._all_scripts
         return Options(
             max_paths=self.profile.max_paths,
             wrappers=DEFAULT_WRAPPERS | frozenset(self.profile.wrappers),
@@ -122,8 +122,14 @@ class Facts:
             unknown_names=lambda name: is_unknown_env(self.profile, name),
         )
 
+    @cached_property
+    def _all_scripts(self) -> frozenset[str]:
+        """Benchmark scripts, excluded folders included: never followed as launchers."""
+        return frozenset(self.tree.glob(self.profile.scripts))
+
     def evaluate(self, launcher: str, env: dict[str, Val]) -> Result:
-        """Evaluate a launcher under env; results are cached by the env vars it read."""
+        """Evaluate a launcher under env. Results are cached, keyed by the values of the env
+        vars that influenced a branch or a dispatched path (``Result.relevant``)."""
         real = self.tree.resolve(launcher) or launcher
         cache = self._result_cache.setdefault(real, []) if not self._overrides else []
         for key, result in cache:
