@@ -303,12 +303,17 @@ class Evaluator:
         if len(states) <= self.opt.max_paths:
             return states
         self.bound_hit = True
+        # Merge down to half the bound, so that the next forks do not hit it again at once.
+        target = max(2, self.opt.max_paths // 2)
         live = [s for s in states if s.flow is None]
         done = [s for s in states if s.flow is not None]
-        while len(live) + len(done) > self.opt.max_paths and len(live) > 1:
+        while len(live) + len(done) > target and len(live) > 1:
             a, b = live.pop(), live.pop()
             live.append(_join(a, b))
-        return live + done[: max(1, self.opt.max_paths - len(live))]
+        while len(live) + len(done) > target and len(done) > 1:
+            a, b = done.pop(), done.pop()  # finished paths: keep their events, never drop them
+            done.append(_join(a, b))
+        return live + done
 
     def stmt(self, stmt: ir.Stmt, st: State) -> list[State]:
         if self.opt.linear and isinstance(stmt, (ir.If, ir.Case, ir.AndOr, ir.While)):
