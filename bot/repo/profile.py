@@ -122,7 +122,7 @@ class Profile:
     workspace_aliases: tuple[str, ...] = ("/workspace/", "/github/workspace/")
     wrappers: tuple[str, ...] = ()  # extra wrapper commands, added to the built-in ones
     variants: tuple[Variant, ...] = DEFAULT_VARIANTS
-    max_paths: int = 32
+    max_paths: int = 16
     # Search-space fields that may change which script runs; points that agree on them
     # (and on scenario and sequence lengths) are evaluated once unless all_points is set.
     point_keys: tuple[str, ...] = ("spec-decoding",)
