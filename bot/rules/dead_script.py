@@ -58,6 +58,13 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
             if name not in entry[0]:
                 entry[0].append(name)
     unresolved = _unresolved_prefixes(facts)
+    # scripts an entry looks for in another folder (moved or misplaced): name -> (entry, path)
+    wanted: dict[str, tuple[str, str]] = {}
+    for run in facts.runs:
+        for d in run.dispatches:
+            k = known(d.target)
+            if k and k.endswith(".sh") and not facts.tree.is_file(k):
+                wanted.setdefault(posixpath.basename(k), (run.entry.name, k))
     broken_tokens = []
     for launcher in facts.broken_launchers:
         prefix = facts.profile.prefix_of_launcher(launcher)
@@ -81,6 +88,11 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
             message = (f"no entry runs this script: it would run for {entries_text(sorted(names))} if "
                        f"{launcher.rsplit('/', 1)[-1]} dispatched {variant} scripts")
             related.append(Related(launcher, 1, "the launcher that ignores the variant"))
+        elif base in wanted:
+            name, path = wanted[base]
+            message = (f"no entry runs this script, but {name} looks for a script of this name at {path} "
+                       "(see missing-script): is it in the wrong folder?")
+            related.append(Related(path, 1, f"where {name} looks for it"))
         else:
             message = "no config entry, script or workflow runs this script"
         yield Finding(ID, CODE, SEVERITY, script, 1, 1, message, tuple(related),

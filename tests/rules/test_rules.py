@@ -115,3 +115,18 @@ def test_no_dead_scripts_without_any_resolved_entry(tmp_path: Path) -> None:
     repo = copy_repo(EXAMPLE, tmp_path / "seed")
     (repo / "configs" / "amd-master.yaml").unlink()
     assert _lint(repo) == []
+
+
+def test_misplaced_script_links_missing_and_dead(tmp_path: Path) -> None:
+    repo = copy_repo(EXAMPLE, tmp_path / "seed")
+    src = repo / "benchmarks" / "single_node" / "fixed_seq_len" / "kimik2.5_int4_mi355x_mtp.sh"
+    (repo / "benchmarks" / "single_node" / "kimik2.5_int4_mi355x_mtp.sh").write_bytes(src.read_bytes())
+    src.unlink()
+    tree = WorkTree(str(repo))
+    found = lint(tree, load_config(tree)).findings
+    missing = [f for f in found if f.rule == "missing-script"]
+    dead = [f for f in found if f.rule == "dead-script" and "mi355x" in f.path]
+    assert len(missing) == 1 and missing[0].entries == ("kimik2.5-int4-mi355x-vllm-mtp",)
+    assert "benchmarks/single_node/kimik2.5_int4_mi355x_mtp.sh" in missing[0].message  # closest name
+    assert len(dead) == 1 and "wrong folder" in dead[0].message
+    assert "kimik2.5-int4-mi355x-vllm-mtp" in dead[0].message
