@@ -15,14 +15,16 @@ def merge(parts: list[ir.Part]) -> list[ir.Part]:
     return out
 
 
-def unescape_unquoted(text: str) -> str:
+def _unescape(text: str, escapable: str | None) -> str:
+    """Drop the backslash before an escapable character (any, when None); a
+    backslash-newline is a line continuation and disappears whole."""
     if "\\" not in text:
         return text
     out = []
     i = 0
     while i < len(text):
         ch = text[i]
-        if ch == "\\" and i + 1 < len(text):
+        if ch == "\\" and i + 1 < len(text) and (escapable is None or text[i + 1] in escapable):
             if text[i + 1] != "\n":
                 out.append(text[i + 1])
             i += 2
@@ -30,23 +32,15 @@ def unescape_unquoted(text: str) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+def unescape_unquoted(text: str) -> str:
+    return _unescape(text, None)
 
 
 def unescape_dq(text: str) -> str:
-    if "\\" not in text:
-        return text
-    out = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text) and text[i + 1] in '$`"\\\n':
-            if text[i + 1] != "\n":
-                out.append(text[i + 1])
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    """Inside double quotes only ``$ ` " \\`` and newline are escapable."""
+    return _unescape(text, '$`"\\\n')
 
 
 def ansi_c(text: str) -> str:
