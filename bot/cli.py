@@ -14,6 +14,7 @@ from bot.findings import Severity
 from bot.repo.tree import Tree, TreeError, open_tree
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+FORMATS = ("text", "json", "sarif", "github", "markdown")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -22,7 +23,11 @@ def _parser() -> argparse.ArgumentParser:
     lint = sub.add_parser("lint", help="lint a benchmark repo (work tree or git revision)")
     lint.add_argument("path", nargs="?", default=".", help="repo root (default: .)")
     lint.add_argument("--rev", help="lint this git revision of PATH instead of its work tree")
-    lint.add_argument("--format", choices=("text", "json"), default="text")
+    lint.add_argument("--format", choices=FORMATS, default=None,
+                      help="output format (default: github when GITHUB_ACTIONS=true, else text)")
+    lint.add_argument("--output", metavar="FILE", help="write the report to FILE instead of stdout")
+    lint.add_argument("--frames", action=argparse.BooleanOptionalAction, default=None,
+                      help="show a code frame under each finding (text; default: on when stdout is a terminal)")
     lint.add_argument("--config", help="configuration file (default: .benchbot.yml or pyproject.toml in PATH)")
     lint.add_argument("--select", help="comma-separated rule ids or codes to run")
     lint.add_argument("--ignore", help="comma-separated rule ids or codes to skip")
@@ -101,6 +106,15 @@ def _rule_list(text: str | None) -> frozenset[str] | None:
     return frozenset(out)
 
 
+def _use_color(tty: bool) -> bool:
+    """Colour on a terminal; NO_COLOR turns it off, FORCE_COLOR on (https://no-color.org)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return tty and os.environ.get("TERM") != "dumb"
+
+
 def _lint(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
@@ -123,12 +137,41 @@ def _lint(args: argparse.Namespace) -> int:
         print(f"benchbot: {exc}", file=sys.stderr)
         return EXIT_USAGE
     result = lint(tree, conf)
-    if args.format == "json":
+    fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    to_tty = args.output is None and sys.stdout.isatty()
+    if fmt == "json":
         out = json_report.render(result.findings, result.stats, os.path.abspath(args.path) if not args.rev
                                  else tree.root)
+    elif fmt == "sarif":
+        from pathlib import Path
+
+        from bot.report import sarif
+
+        root_uri = Path(tree.root).as_uri() + "/" if not args.rev else None
+        out = sarif.render(result.findings, result.stats, root_uri=root_uri)
+    elif fmt == "github":
+        from bot.report import github
+
+        out = github.render(result.findings, result.stats)
+    elif fmt == "markdown":
+        from bot.report import markdown
+
+        out = markdown.render(result.findings, result.stats)
     else:
-        out = text_report.render(result.findings, result.stats, show_fixes=args.show_fixes)
-    sys.stdout.write(out)
+        frames = to_tty if args.frames is None else args.frames
+        out = text_report.render(result.findings, result.stats, show_fixes=args.show_fixes, source=tree.text,
+                                 frames=frames, color=args.output is None and _use_color(sys.stdout.isatty()))
+    if args.output is not None:
+        try:
+            with open(args.output, "w", encoding="utf-8") as fh:
+                fh.write(out)
+        except OSError as exc:
+            print(f"benchbot: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
+            return EXIT_USAGE
+        print(f"benchbot: wrote the {fmt} report to {args.output}: "
+              f"{text_report.summary(result.findings, result.stats)}")
+    else:
+        sys.stdout.write(out)
     if args.timings:
         for phase, secs in result.facts.timings.items():
             print(f"{phase:>10}: {secs:.3f}s", file=sys.stderr)

@@ -5,12 +5,17 @@ select: [ignored-variant, missing-script]   # default: every rule
 ignore: [dead-script]
 severity: {dead-script: error}
 fail-on: warning                            # error | warning | info
+per-path-ignores:                           # glob -> rules not reported there
+  "benchmarks/experimental/**": [dead-script]
 profile: {...}                              # overrides of bot.repo.profile.Profile
 ```
+The file is validated against ``schemas/benchbot.schema.json``; every error names the
+file, line and column of the offending key or value.
 """
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,8 +23,9 @@ from typing import Any
 
 from bot.findings import Severity
 from bot.repo.profile import Profile, profile_from_config
-from bot.repo.tree import Tree
-from bot.repo.yamlfile import YMap, load
+from bot.repo.schema import validate
+from bot.repo.tree import Tree, glob_match
+from bot.repo.yamlfile import YList, YMap, load
 
 CONFIG_FILES = (".benchbot.yml", ".benchbot.yaml")
 
@@ -36,9 +42,14 @@ class Config:
     fail_on: Severity = Severity.WARNING
     profile: Profile = field(default_factory=Profile)
     source: str | None = None
+    per_path_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
 
     def enabled(self, rule: str) -> bool:
         return (self.select is None or rule in self.select) and rule not in self.ignore
+
+    def ignored_at(self, rule: str, path: str) -> bool:
+        """Whether ``per-path-ignores`` turns ``rule`` off for the file ``path``."""
+        return any(rule in rules and glob_match(pattern, path) for pattern, rules in self.per_path_ignores)
 
 
 def load_config(tree: Tree, explicit: str | None = None) -> Config:
@@ -85,28 +96,38 @@ def _where(data: Any, key: str, path: str) -> str:
 
 
 def from_mapping(data: Mapping[str, Any], path: str) -> Config:
-    from bot.rules import resolve_rule
+    from bot.rules import RULES, resolve_rule
 
-    known = {"select", "ignore", "severity", "fail-on", "profile"}
-    for key in data:
-        if key not in known:
-            raise ConfigError(f"{_where(data, key, path)}: unknown key {key!r} (expected one of "
-                              f"{', '.join(sorted(known))})")
+    problems = validate(data, "benchbot.schema.json")
+    if problems:
+        # pyproject.toml tables have no YAML positions: name the key path instead.
+        first = problems[0]
+        where = f"{path}:{first.mark.line}:{first.mark.col}" if isinstance(data, YMap) else path
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ConfigError(f"{where}: {first.message}{more}")
 
-    def rules(key: str) -> frozenset[str]:
-        value = data.get(key, [])
-        if not isinstance(value, list):
-            raise ConfigError(f"{_where(data, key, path)}: {key} must be a list of rule ids")
+    def rule_ids(value: Any, where: str, what: str) -> frozenset[str]:
         out = set()
-        for item in value:
+        for i, item in enumerate(value):
             rid = resolve_rule(str(item))
             if rid is None:
-                raise ConfigError(f"{_where(data, key, path)}: unknown rule {item!r} in {key}")
+                if isinstance(value, YList) and i < len(value.item_pos):
+                    where = f"{path}:{value.item_pos[i].line}:{value.item_pos[i].col}"
+                hint = difflib.get_close_matches(str(item), list(RULES), n=1)
+                raise ConfigError(f"{where}: unknown rule {item!r} in {what}"
+                                  + (f"; did you mean {hint[0]!r}?" if hint else "; see 'benchbot rules'"))
             out.add(rid)
         return frozenset(out)
 
+    def rules(key: str) -> frozenset[str]:
+        return rule_ids(data.get(key, []), _where(data, key, path), key)
+
     select = rules("select") if "select" in data else None
     ignore = rules("ignore")
+    ppi = data.get("per-path-ignores", {})
+    per_path = tuple(
+        (str(pattern), rule_ids(ids, _where(ppi, str(pattern), path), f"per-path-ignores[{pattern!r}]"))
+        for pattern, ids in ppi.items())
     severity: dict[str, Severity] = {}
     sev = data.get("severity", {})
     if not isinstance(sev, Mapping):
@@ -114,7 +135,7 @@ def from_mapping(data: Mapping[str, Any], path: str) -> Config:
     for k, v in sev.items():
         rid = resolve_rule(str(k))
         if rid is None:
-            raise ConfigError(f"{_where(data, 'severity', path)}: unknown rule {k!r} in severity")
+            raise ConfigError(f"{_where(sev, str(k), path)}: unknown rule {k!r} in severity")
         try:
             severity[rid] = Severity.parse(str(v))
         except ValueError as exc:
@@ -130,4 +151,4 @@ def from_mapping(data: Mapping[str, Any], path: str) -> Config:
         profile = profile_from_config(prof)
     except (ValueError, TypeError, KeyError) as exc:
         raise ConfigError(f"{_where(data, 'profile', path)}: {exc}") from None
-    return Config(select, ignore, severity, fail_on, profile, path)
+    return Config(select, ignore, severity, fail_on, profile, path, per_path)

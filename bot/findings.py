@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import enum
 import hashlib
 from dataclasses import dataclass, field
@@ -34,8 +35,14 @@ class Related:
 @dataclass(frozen=True)
 class Fix:
     description: str
-    diff: str
+    diff: str  # a unified diff with a/ and b/ paths, ``git apply`` ready
     safe: bool = False
+
+
+def file_diff(path: str, old: str, new: str) -> str:
+    """The unified diff turning one file's text ``old`` into ``new``."""
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                        f"a/{path}", f"b/{path}"))
 
 
 @dataclass(frozen=True)

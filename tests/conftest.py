@@ -29,3 +29,11 @@ def git(repo: Path, *args: str) -> str:
 @pytest.fixture
 def seed_repo(tmp_path: Path) -> Path:
     return copy_repo(EXAMPLE, tmp_path / "seed")
+
+
+@pytest.fixture(autouse=True)
+def _plain_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI picks its format and colours from the environment (a CI runner sets
+    GITHUB_ACTIONS=true): every test starts from a plain one."""
+    for name in ("GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR", "TERM"):
+        monkeypatch.delenv(name, raising=False)

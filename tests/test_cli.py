@@ -101,7 +101,7 @@ def test_bad_config_is_exit_2_with_position(tmp_path: Path, capsys: pytest.Captu
     (repo / ".benchbot.yml").write_text("select: [ignored-variant]\nignroe: [dead-script]\n")
     code, out, err = run(capsys, "lint", str(repo))
     assert code == 2 and out == ""
-    assert ".benchbot.yml:2:1: unknown key 'ignroe'" in err
+    assert ".benchbot.yml:2:1: unknown field 'ignroe'; did you mean 'ignore'?" in err
     (repo / ".benchbot.yml").write_text("ignore: [dead-script]\n")
     code, out, _ = run(capsys, "lint", str(repo), "--format", "json")
     assert {f["rule"] for f in json.loads(out)["findings"]} == {"ignored-variant"}

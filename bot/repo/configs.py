@@ -57,6 +57,7 @@ class ConfigFile:
     path: str
     entries: list[Entry] = field(default_factory=list)
     error: YamlError | None = None
+    data: Any = None  # the whole document (YMap/YList tree), for schema checks
 
 
 def load_config(tree: Tree, path: str) -> ConfigFile:
@@ -66,7 +67,7 @@ def load_config(tree: Tree, path: str) -> ConfigFile:
     data, err = load(text)
     if err is not None:
         return ConfigFile(path, error=err)
-    out = ConfigFile(path)
+    out = ConfigFile(path, data=data)
     if not isinstance(data, YMap):
         return out
     for name, body in data.items():
@@ -108,6 +109,7 @@ class Runners:
     label_pos: dict[str, Mark] = field(default_factory=dict)
     node_pos: dict[tuple[str, int], Mark] = field(default_factory=dict)
     error: YamlError | None = None
+    data: Any = None
 
     def nodes(self) -> list[tuple[str, str, Mark]]:
         """(label, node, position) for every node, in file order."""
@@ -126,7 +128,7 @@ def load_runners(tree: Tree, candidates: list[str]) -> Runners:
         return Runners(None)
     text = tree.text(path) or ""
     data, err = load(text)
-    out = Runners(path, error=err)
+    out = Runners(path, error=err, data=data)
     if err is not None or not isinstance(data, YMap):
         return out
     labels = data.get("labels")

@@ -24,6 +24,8 @@ from bot.repo.tree import Tree
 from bot.shell import default_parser, ir
 from bot.shell.evaluate import Dispatch, Evaluator, Exited, FileSystem, Loc, Options, Result
 from bot.shell.values import Val, known, leading, lit, to_regex
+from bot.suppress import Suppression
+from bot.suppress import parse_files as parse_suppressions
 
 Parser = Callable[[str, bytes], ir.Script]
 ts_parse, syntax_errors = default_parser()
@@ -76,6 +78,7 @@ class Facts:
     broken_launchers: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     memo: dict[str, Any] = field(default_factory=dict)  # analyses shared between rules
+    suppressions: dict[str, list[Suppression]] = field(default_factory=dict)  # path -> inline suppressions
     syntax: dict[str, tuple[ir.ParseError, ...]] = field(default_factory=dict)  # real path -> errors
     parser_gaps: dict[str, tuple[ir.ParseError, ...]] = field(default_factory=dict)  # bash accepts these
     _scripts_cache: dict[str, ir.Script | None] = field(default_factory=dict)
@@ -169,6 +172,10 @@ class Facts:
         text = "\n".join(t for t in (self.tree.text(p) for p in templates) if t)
         return [m.groups() for m in _TERNARY.finditer(text)]  # type: ignore[misc]
 
+    def passed_vars(self, multinode: bool) -> frozenset[str] | None:
+        """Env var names the benchmark workflow template mentions (None: no template)."""
+        return self._passed_multi if multinode else self._passed_single
+
     @cached_property
     def _passed_single(self) -> frozenset[str] | None:
         return self._passed(self.profile.workflow_single)
@@ -222,6 +229,8 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse) -> Facts:
     facts.configs = [load_config(tree, p) for p in config_paths]
     facts.runners = load_runners(tree, list(profile.runners))
     facts.workflow_text = "\n".join(tree.text(p) or "" for p in workflow_paths)
+    commented = config_paths + facts.shell_files() + ([facts.runners.path] if facts.runners.path else [])
+    facts.suppressions = parse_suppressions((p, tree.text(p) or "") for p in dict.fromkeys(commented))
     t1 = time.perf_counter()
     for path in facts.shell_files():
         real = tree.resolve(path)
@@ -298,10 +307,16 @@ def _representatives(profile: Profile, points: tuple[Point, ...]) -> list[Point]
         return list(points)
     seen: dict[tuple[object, ...], Point] = {}
     for p in points:
-        key = (p.scenario, str(p.seq.get("isl")), str(p.seq.get("osl")),
-               tuple(str(p.fields.get(k)) for k in profile.point_keys))
-        seen.setdefault(key, p)
+        seen.setdefault(point_key(profile, p), p)
     return list(seen.values())
+
+
+def point_key(profile: Profile, p: Point) -> tuple[object, ...]:
+    """Points with the same key run the same script (the run of one stands for all)."""
+    if profile.all_points:
+        return (id(p),)
+    return (p.scenario, str(p.seq.get("isl")), str(p.seq.get("osl")),
+            tuple(str(p.fields.get(k)) for k in profile.point_keys))
 
 
 def _scan_references(facts: Facts) -> None:

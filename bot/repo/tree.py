@@ -7,6 +7,7 @@ may be a link to another); links that leave the repo or loop resolve to nothing.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import posixpath
 import subprocess
@@ -85,8 +86,14 @@ class Tree:
         return data.decode("utf-8", "replace") if data is not None else None
 
 
+@functools.lru_cache(maxsize=1024)
 def _compile(pattern: str) -> "_Matcher":
     return _Matcher(pattern)
+
+
+def glob_match(pattern: str, path: str) -> bool:
+    """Whether a repo-relative path matches a glob (``**/`` is zero or more folders)."""
+    return _compile(pattern)(path)
 
 
 class _Matcher:

@@ -24,7 +24,8 @@ class Mark:
 class YMap(dict[str, Any]):
     """A mapping with the position of the mapping, of each key and of each value.
 
-    ``duplicates`` lists keys that appear more than once (PyYAML keeps the last).
+    ``duplicates`` lists (key, position) for every occurrence of a repeated key that YAML
+    drops (PyYAML keeps the last one, whose position is in ``key_pos``).
     """
 
     pos: Mark
@@ -111,7 +112,7 @@ def _convert(node: yaml.Node, c: SafeConstructor, depth: int = 0) -> Any:
             key = _convert(k_node, c, depth + 1)
             key = key if isinstance(key, str) else str(key)
             if key in out.key_pos:
-                out.duplicates.append((key, _mark(k_node)))
+                out.duplicates.append((key, out.key_pos[key]))  # the earlier one, which is dropped
             out[key] = _convert(v_node, c, depth + 1)
             out.key_pos[key] = _mark(k_node)
             out.val_pos[key] = _mark(v_node)

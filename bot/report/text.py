@@ -1,33 +1,118 @@
-"""``path:line:col: CODE message [rule]``, one per line, then a one-line summary."""
+"""``path:line:col: CODE message [rule]``, one per line, then a one-line summary.
+
+With ``frames=True`` and a ``source`` callable, each finding is followed by a code frame
+(one line of context, the line, a caret under the column), as ruff and rustc print them.
+With ``color=True`` the output carries ANSI colours; the CLI decides when (TTY, NO_COLOR,
+FORCE_COLOR), this module never looks at the terminal or the environment.
+"""
 
 from __future__ import annotations
 
-from collections import Counter
+import re
+import unicodedata
 
 from bot.findings import Finding, Severity
-from bot.report import Stats
+from bot.report import Source, Stats, checked_text, count_text
+
+_RESET = "\x1b[0m"
+_SEVERITY_COLOR = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
+# C0 controls except tab, DEL and C1 controls: repository text must not drive the terminal.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
 
-def render(findings: list[Finding], stats: Stats, show_fixes: bool = False) -> str:
+class _Style:
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def __call__(self, text: str, code: str) -> str:
+        return f"\x1b[{code}m{text}{_RESET}" if self.color and text else text
+
+
+def render(findings: list[Finding], stats: Stats, show_fixes: bool = False, *, source: Source | None = None,
+           frames: bool = False, color: bool = False) -> str:
+    style = _Style(color)
     lines: list[str] = []
+    cache: dict[str, list[str] | None] = {}
     for f in findings:
-        lines.append(f.text())
+        lines.append(_headline(f, style))
+        if frames and source is not None:
+            if f.path not in cache:
+                text = source(f.path)
+                cache[f.path] = text.split("\n") if text is not None else None
+            src = cache[f.path]
+            if src is not None:
+                block = frame(src, f.line, f.column, severity=f.severity, color=color)
+                if block:
+                    lines.extend(block)
+                    lines.append("")
         if show_fixes and f.fix is not None:
-            lines.append(f"  fix ({'safe' if f.fix.safe else 'review'}): {f.fix.description}")
-            lines.extend("    " + line for line in f.fix.diff.rstrip("\n").splitlines())
-    lines.append(summary(findings, stats))
+            lines.append(f"  fix ({'safe' if f.fix.safe else 'review'}): {_clean(f.fix.description)}")
+            lines.extend("    " + _diff_line(line, style) for line in f.fix.diff.rstrip("\n").splitlines())
+    lines.append(style(summary(findings, stats), "1"))
     return "\n".join(lines) + "\n"
 
 
+def frame(source_lines: list[str], line: int, column: int, *, context: int = 1,
+          severity: Severity = Severity.ERROR, color: bool = False) -> list[str]:
+    """The code frame of a 1-based (line, column): ``context`` lines above, the line, a caret.
+
+    Empty when the line is not in the source (a finding about a whole file at line 0, or a
+    file that changed since). Tabs are expanded and wide characters counted twice so that the
+    caret lands under the column on a terminal; control characters are shown escaped.
+    """
+    if not 1 <= line <= len(source_lines):
+        return []
+    style = _Style(color)
+    width = len(str(line))
+    gutter = style(" " * width + " |", "1;34")
+    out = [gutter]
+    for n in range(max(1, line - context), line + 1):
+        text = _display(source_lines[n - 1])
+        out.append(f"{style(str(n).rjust(width) + ' |', '1;34')} {text}".rstrip())
+    target = source_lines[line - 1]
+    col = max(1, min(column, len(target) + 1))
+    pad = _width(_display(target[: col - 1]))
+    out.append(f"{gutter} {' ' * pad}{style('^', '1;' + _SEVERITY_COLOR[severity])}")
+    return out
+
+
 def summary(findings: list[Finding], stats: Stats) -> str:
-    counts = Counter(f.severity for f in findings)
-    parts = [f"{counts[s]} {s.label}{'s' if counts[s] != 1 else ''}" for s in
-             (Severity.ERROR, Severity.WARNING, Severity.INFO) if counts[s]]
-    what = f"{len(findings)} finding{'s' if len(findings) != 1 else ''}"
-    if parts:
-        what += f" ({', '.join(parts)})"
+    what = count_text(findings)
     fixable = sum(1 for f in findings if f.fix is not None)
     if fixable:
         what += f", {fixable} with a fix (--show-fixes)"
-    return (f"{what}; {stats.entries} entries, {stats.launchers} launchers, {stats.scripts} scripts "
-            f"checked in {stats.seconds:.2f}s")
+    return f"{what}; {checked_text(stats)} checked in {stats.seconds:.2f}s"
+
+
+def _headline(f: Finding, style: _Style) -> str:
+    if not style.color:
+        return _clean(f.text())
+    where = style(_clean(f"{f.path}:{f.line}:{f.column}:"), "1")
+    code = style(f.code, "1;" + _SEVERITY_COLOR[f.severity])
+    return f"{where} {code} {_clean(f.message)} {style(f'[{f.rule}]', '2')}"
+
+
+def _diff_line(line: str, style: _Style) -> str:
+    line = _clean(line)
+    if line.startswith(("+++", "---")):
+        return style(line, "1")
+    if line.startswith("@@"):
+        return style(line, "36")
+    if line.startswith("+"):
+        return style(line, "32")
+    if line.startswith("-"):
+        return style(line, "31")
+    return line
+
+
+def _clean(text: str) -> str:
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _display(text: str) -> str:
+    return _clean(text.rstrip("\r").expandtabs(4))
+
+
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1
+               for ch in text)

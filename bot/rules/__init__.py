@@ -2,16 +2,19 @@
 
 Each rule module has ID (stable kebab-case), CODE (alias), SEVERITY (default), a
 docstring (What it does / Why is this bad? / Example / Fix) and
-``check(facts, conf) -> Iterator[Finding]``, pure over the facts.
+``check(facts, conf) -> Iterator[Finding]``, pure over the facts. The one exception is
+``unused-suppression``, which judges the suppressions after every other rule ran.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 from bot.rules import (
+    config_schema,
     config_syntax,
     dead_script,
     dispatch_bound,
@@ -22,18 +25,22 @@ from bot.rules import (
     shell_syntax,
     unknown_runner_label,
     unreachable_launcher,
+    unused_config_field,
+    unused_suppression,
 )
 
 if TYPE_CHECKING:
     from bot.config import Config
     from bot.findings import Finding
     from bot.repo.facts import Facts
+    from bot.suppress import Suppression
 
 RULES: dict[str, ModuleType] = {
     m.ID: m
     for m in (
         shell_syntax,
         config_syntax,
+        config_schema,
         missing_script,
         dead_script,
         ignored_variant,
@@ -41,7 +48,9 @@ RULES: dict[str, ModuleType] = {
         unknown_runner_label,
         no_launcher,
         unreachable_launcher,
+        unused_config_field,
         dispatch_bound,
+        unused_suppression,
     )
 }
 BY_CODE: dict[str, str] = {m.CODE: rid for rid, m in RULES.items()}
@@ -55,13 +64,36 @@ def resolve_rule(name: str) -> str | None:
 
 
 def run(facts: Facts, conf: Config) -> list[Finding]:
-    """Every enabled rule over the facts, with configured severities, sorted."""
-    out: list[Finding] = []
+    """Every enabled rule over the facts, minus per-path ignores and inline
+    suppressions, with configured severities, sorted."""
+    raw: list[Finding] = []
     for rid, module in RULES.items():
-        if not conf.enabled(rid):
-            continue
-        for f in module.check(facts, conf):
-            sev = conf.severity.get(rid)
-            out.append(dataclasses.replace(f, severity=sev) if sev is not None else f)
+        if conf.enabled(rid) and module is not unused_suppression:
+            raw.extend(f for f in module.check(facts, conf) if not conf.ignored_at(rid, f.path))
+    out, used = suppress(raw, facts.suppressions)
+    if conf.enabled(unused_suppression.ID):
+        texts = {p: facts.tree.text(p) or "" for p in facts.suppressions}
+        out.extend(f for f in unused_suppression.check_unused(facts.suppressions, used, texts, conf)
+                   if not conf.ignored_at(f.rule, f.path))
+    out = [dataclasses.replace(f, severity=conf.severity[f.rule]) if f.rule in conf.severity else f for f in out]
     out.sort(key=lambda f: f.sort_key())
     return out
+
+
+def suppress(findings: list[Finding], suppressions: Mapping[str, list[Suppression]]
+             ) -> tuple[list[Finding], set[tuple[Suppression, str]]]:
+    """The findings no inline suppression covers, and the (suppression, name) pairs used."""
+    kept: list[Finding] = []
+    used: set[tuple[Suppression, str]] = set()
+    for f in findings:
+        hit = False
+        for s in suppressions.get(f.path, ()):
+            if s.covers not in (0, f.line):
+                continue
+            for name in s.rules:
+                if resolve_rule(name) == f.rule:
+                    used.add((s, name))
+                    hit = True
+        if not hit:
+            kept.append(f)
+    return kept, used

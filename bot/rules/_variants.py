@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from bot.findings import Fix
+from bot.findings import Fix, file_diff
 from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts, Run
 from bot.repo.profile import Variant
@@ -228,7 +228,7 @@ def propose_fix(facts: Facts, miss: Miss) -> tuple[Fix | None, str | None]:
         got = facts.resolve_with(run.launcher, new_text.encode(), run.entry, run.point, run.node, run.label)
         if expected not in {known(d.target) for d in got}:
             return None, sibling
-    diff = "".join(difflib.unified_diff(lines, new_text.splitlines(keepends=True), f"a/{path}", f"b/{path}"))
+    diff = file_diff(path, text, new_text)
     source = f" (as {sibling} does)" if sibling else ""
     desc = f"Append ${{{var}}} to the dispatched script path{source}"
     return Fix(desc, diff, safe=False), sibling

@@ -9,8 +9,22 @@ Why is this bad?
     The sweep generator fails on the whole file, so none of its entries run.
 
 Example:
-    ```
-    - { tp: 8， conc-start: 4, conc-end: 64 }
+    ```yaml
+    # file: configs/amd-extra-master.yaml
+    kimik2.5-int4-mi300x-vllm-long:
+      image: vllm/vllm-openai-rocm:v0.14.1
+      model: moonshotai/Kimi-K2.5
+      model-prefix: kimik2.5
+      runner: mi300x
+      precision: int4
+      framework: vllm
+      multinode: false
+      scenarios:
+        fixed-seq-len:
+        - isl: 1024
+          osl: 1024
+          search-space:
+          - { tp: 8， conc-start: 4, conc-end: 64 }
     ```
 
 Fix:

@@ -12,9 +12,11 @@ Why is this bad?
     author thinks: the results published for its entry come from another script.
 
 Example:
-    ```
-    benchmarks/single_node/fixed_seq_len/kimik2.5_int4_mi300x_mtp.sh   # added by a PR
-    # but runners/launch_mi300x-amds.sh never appends _mtp: no entry reaches the file
+    ```sh
+    # file: benchmarks/single_node/fixed_seq_len/kimik2.5_int4_mi300x_eagle.sh
+    #!/usr/bin/env bash
+    # added by a PR, but no entry has a variant that ends in _eagle
+    vllm serve "$MODEL" --tensor-parallel-size "$TP"
     ```
 
 Fix:

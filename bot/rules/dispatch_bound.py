@@ -11,9 +11,18 @@ Why is this bad?
     It is not a bug in the launcher; it means the results for it are less precise.
 
 Example:
-    ```
-    if [ -n "$(probe 1)" ]; then A=1; else A=2; fi   # 8 of these: 2^8 paths
-    bash "benchmarks/${A}.sh"
+    ```sh
+    # file: runners/launch_mi300x-amds.sh
+    #!/usr/bin/env bash
+    SPEC_SUFFIX=$([[ "$SPEC_DECODING" == "mtp" ]] && printf '_mtp' || printf '')
+    # five site probes, each may move the mount point: 32 paths, more than max-paths (16)
+    if [ -n "$(probe nfs)" ]; then A=nfs; WS=/workspace; else A=raid; WS=/github/workspace; fi
+    if [ -n "$(probe ib)" ]; then B=ib; WS=/workspace; else B=eth; fi
+    if [ -n "$(probe rocm7)" ]; then C=7; WS=/github/workspace; else C=6; fi
+    if [ -n "$(probe numa)" ]; then D=numa; WS=/workspace; else D=flat; fi
+    if [ -n "$(probe big)" ]; then E=big; WS=/github/workspace; else E=small; fi
+    export A B C D E
+    bash "$WS/benchmarks/single_node/${SCENARIO_SUBDIR}${EXP_NAME%%_*}_${PRECISION}_mi300x${SPEC_SUFFIX}.sh"
     ```
 
 Fix:

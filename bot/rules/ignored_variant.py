@@ -13,12 +13,19 @@ Why is this bad?
     variant script is dead code. Nothing fails, so nobody notices.
 
 Example:
+    ```sh
+    # file: runners/launch_mi300x-amds.sh
+    #!/usr/bin/env bash
+    SPEC_SUFFIX=$([[ "$SPEC_DECODING" == "mtp" ]] && printf '_mtp' || printf '')
+    if [[ "$FRAMEWORK" == "sglang" ]]; then
+        bash "benchmarks/single_node/${SCENARIO_SUBDIR}${EXP_NAME%%_*}_${PRECISION}_mi300x${SPEC_SUFFIX}.sh"
+    else
+        # the vllm branch forgot the suffix: kimik2.5-int4-mi300x-vllm-mtp runs the plain script
+        bash "benchmarks/single_node/${SCENARIO_SUBDIR}${EXP_NAME%%_*}_${PRECISION}_mi300x.sh"
+    fi
     ```
-    # runners/launch_mi300x-amds.sh (no SPEC_SUFFIX)
-    bash benchmarks/single_node/${SCENARIO_SUBDIR}${EXP_NAME%%_*}_${PRECISION}_mi300x.sh
-    # configs/amd-master.yaml: kimik2.5-int4-mi300x-vllm-mtp has spec-decoding: mtp
-    # benchmarks/single_node/fixed_seq_len/kimik2.5_int4_mi300x_mtp.sh exists
-    ```
+    The ``_mtp`` script that no entry reaches any more is reported as well, by
+    dead-script.
 
 Fix:
     Build the variant into the path, as the sibling launcher that already handles it
@@ -40,6 +47,8 @@ ID = "ignored-variant"
 CODE = "BB103"
 SEVERITY = Severity.ERROR
 SUMMARY = "an entry's variant script exists but the launcher dispatches another script"
+# The documented example also leaves the _mtp script unused (see the docstring).
+EXAMPLE_ALSO = ("dead-script",)
 
 
 def check(facts: Facts, conf: Config) -> Iterator[Finding]:

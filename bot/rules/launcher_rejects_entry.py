@@ -13,10 +13,17 @@ Why is this bad?
     or the entry was meant for another cluster of the same runner label.
 
 Example:
-    ```
-    if [[ $MODEL_PREFIX == "dsr1" && $PRECISION == "fp4" ]]; then MODEL_PATH=/models/dsr1-fp4
-    else echo "Unsupported model prefix/precision"; exit 1; fi
-    # configs: kimik2.5-int4-b200-vllm runs on label b200, whose nodes use this launcher
+    ```sh
+    # file: runners/launch_mi300x-amds.sh
+    #!/usr/bin/env bash
+    SPEC_SUFFIX=$([[ "$SPEC_DECODING" == "mtp" ]] && printf '_mtp' || printf '')
+    if [[ "$MODEL_PREFIX" == "dsr1" ]]; then
+        MODEL_PATH=/models/dsr1
+    else
+        echo "Unsupported model prefix $MODEL_PREFIX" >&2
+        exit 1
+    fi
+    bash "benchmarks/single_node/${SCENARIO_SUBDIR}${EXP_NAME%%_*}_${PRECISION}_mi300x${SPEC_SUFFIX}.sh"
     ```
 
 Fix:

@@ -11,10 +11,23 @@ Why is this bad?
     picks another script.
 
 Example:
-    ```
-    dsr1-fp8-b200-sglang:            # framework sglang, precision fp8
-      runner: b200
-    # launcher: bash benchmarks/single_node/fixed_seq_len/dsr1_fp8_b200.sh  (no such file)
+    ```yaml
+    # file: configs/amd-extra-master.yaml
+    # no benchmarks/single_node/fixed_seq_len/kimik2.5_fp8_mi300x.sh exists
+    kimik2.5-fp8-mi300x-vllm:
+      image: vllm/vllm-openai-rocm:v0.14.1
+      model: moonshotai/Kimi-K2.5
+      model-prefix: kimik2.5
+      runner: mi300x
+      precision: fp8
+      framework: vllm
+      multinode: false
+      scenarios:
+        fixed-seq-len:
+        - isl: 1024
+          osl: 1024
+          search-space:
+          - { tp: 8, conc-start: 4, conc-end: 64 }
     ```
 
 Fix:

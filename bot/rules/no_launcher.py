@@ -10,9 +10,14 @@ Why is this bad?
     a label fans out to several nodes, only some runs of an entry fail.
 
 Example:
-    ```
-    b300:
-      - b300-nv_0      # there is no runners/launch_b300-nv.sh
+    ```yaml
+    # file: configs/runners.yaml
+    labels:
+      mi300x:
+        - mi300x-amds_0
+        - mi300x-amds_1
+      mi325x:
+        - mi325x-amds_0    # there is no runners/launch_mi325x-amds.sh
     ```
 
 Fix:

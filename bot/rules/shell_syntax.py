@@ -11,8 +11,10 @@ Why is this bad?
     nothing about the file can be checked statically.
 
 Example:
-    ```
-    salloc --partition=compute --gres=gpu:8 )
+    ```sh
+    # file: benchmarks/single_node/fixed_seq_len/kimik2.5_int4_mi300x.sh
+    #!/usr/bin/env bash
+    vllm serve "$MODEL" --tensor-parallel-size "$TP" )
     ```
 
 Fix:

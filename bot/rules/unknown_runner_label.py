@@ -9,9 +9,12 @@ Why is this bad?
     entry never runs (or the workflow waits for a runner forever).
 
 Example:
-    ```
-    dsr1-fp8-mi400x-sglang:
-      runner: mi400x      # runners.yaml has mi300x, mi325x, mi355x
+    ```yaml
+    # file: configs/runners.yaml
+    labels:
+      mi300x-amds:         # renamed; the configs still say runner: mi300x
+        - mi300x-amds_0
+        - mi300x-amds_1
     ```
 
 Fix:

@@ -9,8 +9,11 @@ Why is this bad?
     launcher was not, so the nodes now fail with no-launcher.
 
 Example:
-    ```
-    runners/launch_h20-xyz.sh     # runners.yaml has no h20-xyz_* node
+    ```sh
+    # file: runners/launch_h20-xyz.sh
+    #!/usr/bin/env bash
+    # runners.yaml has no h20-xyz_* node, so no job ever runs this launcher
+    bash "benchmarks/single_node/${SCENARIO_SUBDIR}${EXP_NAME%%_*}_${PRECISION}_h20.sh"
     ```
 
 Fix:

@@ -191,6 +191,7 @@ class _Converter:
             if body is not None and first_redirect is not None:
                 # plain words tree-sitter drops between a command and its here-document (`python - <<EOF`)
                 gap = self.text_between(body.end_byte, first_redirect.start_byte)
+                gap = gap.replace("\\\r\n", " ").replace("\\\n", " ")  # line continuations are blanks
                 extra += [ir.Word((ir.Lit(w),), _pos(body)) for w in gap.split()]
             redirs = tuple(self.redirect(c, extra) for c in n.children_by_field_name("redirect"))
             inner_stmt = self.stmt(body) if body is not None else None

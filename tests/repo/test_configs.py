@@ -54,7 +54,9 @@ def test_full_width_comma_is_reported_at_its_position() -> None:
 def test_duplicate_keys_are_recorded() -> None:
     data, err = load("a: 1\nb: 2\na: 3\n")
     assert err is None and data["a"] == 3
-    assert data.duplicates and data.duplicates[0][0] == "a" and data.duplicates[0][1].line == 3
+    # the dropped occurrence (line 1) is recorded; key_pos has the one that wins
+    assert data.duplicates and data.duplicates[0][0] == "a" and data.duplicates[0][1].line == 1
+    assert data.key_pos["a"].line == 3
 
 
 def test_env_for_single_and_multinode() -> None:

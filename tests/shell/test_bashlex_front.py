@@ -53,6 +53,8 @@ def bashlex_body(source: str) -> tuple[ir.Stmt, ...]:
 # ---------------------------------------------------------------- snippets ----
 
 SNIPPETS: list[tuple[str, str]] = [
+    # a line continuation right before the redirect was kept as a "\\" argument
+    ("continuation-before-redirect", "vllm serve m --port 8888 \\\n    --x '{}' \\\n    > server.log 2>&1 &\n"),
     # simple commands, assignments, declarations
     ("command", "echo hello world"),
     ("assign-alone", "X=1"),

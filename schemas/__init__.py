@@ -1,0 +1,1 @@
+"""JSON Schemas shipped with benchbot (installed as the package ``bot._schemas``)."""
