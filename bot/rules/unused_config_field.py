@@ -114,7 +114,7 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
                 shown = ", ".join(scripts)
                 msg = (f"{name}: {value} reaches the benchmark as {var}, but {shown} (what "
                        f"{posixpath.basename(run.launcher)} runs for {run.entry.name}) never reads {var}: "
-                       f"the result is labelled {name} {value} while the server uses the script's own setting")
+                       f"the result is labelled {name} {value}, but the script decides on its own")
                 related = tuple(Related(s, 1, f"dispatched script; no ${var} in it") for s in scripts)
                 other = ",".join(f"{k2}={_text(v)}" for k2, v in sorted(point.fields.items()) if k2 != name)
                 yield Finding(ID, CODE, SEVERITY, run.entry.path, mark.line, mark.col, msg, related,
