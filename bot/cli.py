@@ -1,4 +1,4 @@
-"""Command line: ``python -m bot lint|rules|explain``. The only module that prints."""
+"""Command line: ``python -m bot lint|dispatch|event|rules|explain``. The only module that prints."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ def _parser() -> argparse.ArgumentParser:
     lint.add_argument("--format", choices=FORMATS, default=None,
                       help="output format (default: github when GITHUB_ACTIONS=true, else text)")
     lint.add_argument("--output", metavar="FILE", help="write the report to FILE instead of stdout")
+    lint.add_argument("--sarif-file", metavar="FILE", help="also write a SARIF 2.1.0 report to FILE")
     lint.add_argument("--frames", action=argparse.BooleanOptionalAction, default=None,
                       help="show a code frame under each finding (text; default: on when stdout is a terminal)")
     lint.add_argument("--config", help="configuration file (default: .benchbot.yml or pyproject.toml in PATH)")
@@ -40,6 +41,13 @@ def _parser() -> argparse.ArgumentParser:
     dispatch.add_argument("--entry", action="append", help="only these entries (repeatable; glob patterns)")
     dispatch.add_argument("--format", choices=("text", "json"), default="text")
     dispatch.add_argument("--config", help="configuration file")
+    event = sub.add_parser("event", help="handle the GitHub Actions event (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH)")
+    event.add_argument("--config", help="configuration file (default: .benchbot.yml or pyproject.toml of the head)")
+    event.add_argument("--fail-on", choices=("error", "warning", "info"),
+                       help="lowest severity of a new finding that fails the job")
+    event.add_argument("--sarif-file", metavar="FILE", help="also write a SARIF 2.1.0 report of the head to FILE")
+    event.add_argument("--format", choices=("github",), default="github",
+                       help="log output: github annotations of the new findings")
     sub.add_parser("rules", help="list the rules")
     explain = sub.add_parser("explain", help="print a rule's documentation")
     explain.add_argument("rule")
@@ -63,6 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     if args.command == "dispatch":
         return _dispatch(args)
+    if args.command == "event":
+        return _event(args)
     return _lint(args)
 
 
@@ -90,6 +100,47 @@ def _dispatch(args: argparse.Namespace) -> int:
             print(f"{r['entry']}  [{r['point']}]  {r['launcher']}  ->  {r['script'] or '(nothing dispatched)'}"
                   f"{mark}  @{r['built_at']}")
     return EXIT_OK
+
+
+def _event(args: argparse.Namespace) -> int:
+    import logging
+
+    from bot.github import event
+    from bot.github.adapter import SettingsError, from_env
+    from bot.github.port import GitHubError, Port
+
+    logging.basicConfig(level=logging.WARNING, format="benchbot: %(message)s")
+    env = dict(os.environ)
+    try:
+        name, payload = event.read_event(env)
+    except ValueError as exc:
+        print(f"benchbot: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+    def port() -> Port:
+        try:
+            return from_env(env)
+        except SettingsError as exc:
+            raise GitHubError(0, str(exc), "connect") from None
+
+    opts = event.Options(args.config, Severity.parse(args.fail_on) if args.fail_on else None,
+                         args.sarif_file is not None)
+    out = event.route(name, payload, env, port, opts)
+    sys.stdout.write(out.stdout)
+    for line in out.logs:
+        print(line, file=sys.stderr)
+    files = [(args.sarif_file, out.sarif, "w")]
+    if env.get("GITHUB_STEP_SUMMARY"):
+        files.append((env["GITHUB_STEP_SUMMARY"], out.step_summary, "a"))
+    for path, text, mode in files:
+        if path and text is not None:
+            try:
+                with open(path, mode, encoding="utf-8") as fh:
+                    fh.write(text)
+            except OSError as exc:
+                print(f"benchbot: cannot write {path}: {exc.strerror}", file=sys.stderr)
+                return EXIT_USAGE
+    return out.code
 
 
 def _rule_list(text: str | None) -> frozenset[str] | None:
@@ -161,6 +212,15 @@ def _lint(args: argparse.Namespace) -> int:
         frames = to_tty if args.frames is None else args.frames
         out = text_report.render(result.findings, result.stats, show_fixes=args.show_fixes, source=tree.text,
                                  frames=frames, color=args.output is None and _use_color(sys.stdout.isatty()))
+    if args.sarif_file is not None:
+        from bot.report import sarif as sarif_report
+
+        try:
+            with open(args.sarif_file, "w", encoding="utf-8") as fh:
+                fh.write(sarif_report.render(result.findings, result.stats, root_uri=None))
+        except OSError as exc:
+            print(f"benchbot: cannot write {args.sarif_file}: {exc.strerror}", file=sys.stderr)
+            return EXIT_USAGE
     if args.output is not None:
         try:
             with open(args.output, "w", encoding="utf-8") as fh:

@@ -34,6 +34,24 @@ class ConfigError(Exception):
     """A configuration problem: exit code 2, with the file and position."""
 
 
+DEFAULT_REMINDER_PATHS = ("configs/**", ".github/configs/**", "benchmarks/**")
+
+
+@dataclass(frozen=True)
+class GitHubConfig:
+    """The ``github:`` section: how ``benchbot event`` behaves on pull requests."""
+
+    bot_login: str | None = None
+    recipe_reminder: str | None = None
+    reminder_paths: tuple[str, ...] = DEFAULT_REMINDER_PATHS
+    inline_comments: bool = True
+
+    def reminds(self, paths: list[str]) -> bool:
+        """Whether a change to these files calls for the recipe reminder."""
+        return self.recipe_reminder is not None and any(
+            glob_match(pattern, p) for pattern in self.reminder_paths for p in paths)
+
+
 @dataclass(frozen=True)
 class Config:
     select: frozenset[str] | None = None
@@ -43,6 +61,7 @@ class Config:
     profile: Profile = field(default_factory=Profile)
     source: str | None = None
     per_path_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    github: GitHubConfig = field(default_factory=lambda: GitHubConfig())
 
     def enabled(self, rule: str) -> bool:
         return (self.select is None or rule in self.select) and rule not in self.ignore
@@ -151,4 +170,11 @@ def from_mapping(data: Mapping[str, Any], path: str) -> Config:
         profile = profile_from_config(prof)
     except (ValueError, TypeError, KeyError) as exc:
         raise ConfigError(f"{_where(data, 'profile', path)}: {exc}") from None
-    return Config(select, ignore, severity, fail_on, profile, path, per_path)
+    gh = data.get("github", {})
+    github = GitHubConfig(
+        bot_login=gh.get("bot-login"),
+        recipe_reminder=gh.get("recipe-reminder"),
+        reminder_paths=tuple(gh.get("reminder-paths", DEFAULT_REMINDER_PATHS)),
+        inline_comments=bool(gh.get("inline-comments", True)),
+    )
+    return Config(select, ignore, severity, fail_on, profile, path, per_path, github)

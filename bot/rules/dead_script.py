@@ -53,10 +53,10 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
                 reached.add(k)
             elif "/" in leading(d.target):
                 patterns.append(to_regex(d.target))
-    why: dict[str, tuple[list[str], str, str]] = {}
+    why: dict[str, tuple[list[str], str, str, int]] = {}
     for miss in misses(facts):
         for name, (_, should) in miss.pairs.items():
-            entry = why.setdefault(should, ([], miss.launcher, miss.names))
+            entry = why.setdefault(should, ([], miss.launcher, miss.names, miss.built_at.line))
             if name not in entry[0]:
                 entry[0].append(name)
     unresolved = _unresolved_prefixes(facts)
@@ -86,10 +86,11 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
             continue  # its entry's runner label or launcher is missing: reported there
         related: list[Related] = []
         if script in why:
-            names, launcher, variant = why[script]
+            names, launcher, variant, line = why[script]
             message = (f"no entry runs this script: it would run for {entries_text(sorted(names))} if "
                        f"{launcher.rsplit('/', 1)[-1]} dispatched {variant} scripts")
-            related.append(Related(launcher, 1, "the launcher that ignores the variant"))
+            related.append(Related(launcher, line, "the launcher line that builds the script path without "
+                                                   f"the {variant} variant"))
         elif base in wanted:
             name, path = wanted[base]
             message = (f"no entry runs this script, but {name} looks for a script of this name at {path} "

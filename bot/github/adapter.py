@@ -1,0 +1,246 @@
+"""The one PyGithub implementation of :class:`bot.github.port.Port`.
+
+Configured exactly as GitHub Actions provides it (:class:`Settings.from_env`):
+GITHUB_API_URL (GitHub Enterprise, a test server), GITHUB_TOKEN, GITHUB_REPOSITORY.
+Retries are PyGithub's own :class:`github.GithubRetry` (a urllib3 Retry that understands
+GitHub's primary and secondary rate limits), bounded: a few attempts with exponential
+backoff on 5xx and 429, and no single wait longer than ``max_wait`` seconds, whatever
+Retry-After or x-ratelimit-reset ask for. Every list is read through PyGithub's
+paginated lists, page by page to the end.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import github
+import requests
+from github import Auth, GithubException, GithubRetry
+from urllib3.response import BaseHTTPResponse
+
+from bot.github.port import ChangedFile, Comment, DraftComment, GitHubError, PullRequest, ReviewComment
+
+log = logging.getLogger("benchbot.github")
+T = TypeVar("T")
+DEFAULT_API_URL = "https://api.github.com"
+
+
+class SettingsError(Exception):
+    """A missing or malformed GITHUB_* variable."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    api_url: str
+    token: str
+    repository: str  # owner/name
+    retries: int = 5
+    backoff: float = 1.0  # seconds; doubles each attempt
+    max_wait: float = 120.0  # the longest single wait for a rate limit or Retry-After
+    write_interval: float = 1.0  # GitHub asks integrations to space their writes
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Settings:
+        token = env.get("GITHUB_TOKEN", "")
+        repository = env.get("GITHUB_REPOSITORY", "")
+        if not token:
+            raise SettingsError("GITHUB_TOKEN is not set (in a workflow: env: GITHUB_TOKEN: ${{ github.token }})")
+        if repository.count("/") != 1 or not all(repository.split("/")):
+            raise SettingsError(f"GITHUB_REPOSITORY must be owner/name, not {repository!r}")
+        return cls(
+            api_url=(env.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/"),
+            token=token,
+            repository=repository,
+            retries=_number(env, "BENCHBOT_GITHUB_RETRIES", 5, int),
+            backoff=_number(env, "BENCHBOT_GITHUB_BACKOFF", 1.0, float),
+            max_wait=_number(env, "BENCHBOT_GITHUB_MAX_WAIT", 120.0, float),
+            write_interval=_number(env, "BENCHBOT_GITHUB_WRITE_INTERVAL", 1.0, float),
+        )
+
+
+def _number(env: Mapping[str, str], name: str, default: T, kind: Callable[[str], T]) -> T:
+    text = env.get(name)
+    if not text:
+        return default
+    try:
+        value = kind(text)
+    except ValueError:
+        raise SettingsError(f"{name} must be a number, not {text!r}") from None
+    if float(value) < 0:  # type: ignore[arg-type]
+        raise SettingsError(f"{name} must not be negative")
+    return value
+
+
+class BoundedRetry(GithubRetry):
+    """GithubRetry that caps a Retry-After at ``max_rate_limit_wait`` (see :func:`make_retry`)."""
+
+    def get_retry_after(self, response: BaseHTTPResponse) -> float | None:
+        wait = super().get_retry_after(response)
+        if wait is not None and self.max_rate_limit_wait is not None:
+            wait = min(wait, self.max_rate_limit_wait)
+        return wait
+
+
+def make_retry(settings: Settings) -> BoundedRetry:
+    return BoundedRetry(
+        total=settings.retries,
+        backoff_factor=settings.backoff,
+        backoff_max=settings.max_wait,
+        status_forcelist=[*range(500, 600), 429],
+        # Repeating these is harmless (an edit sets a body). POST is not among them: a POST that
+        # failed may still have landed, so PyGithubPort._post_once looks before it posts again.
+        allowed_methods=frozenset({"GET", "PATCH", "PUT", "DELETE"}),
+        max_rate_limit_wait=settings.max_wait,
+        secondary_rate_wait=min(60.0, settings.max_wait),
+    )
+
+
+@contextmanager
+def _call(operation: str) -> Iterator[None]:
+    """Turn library and transport errors into :class:`GitHubError`."""
+    try:
+        yield
+    except GithubException as exc:
+        message = exc.data.get("message") if isinstance(exc.data, dict) else None
+        raise GitHubError(exc.status, str(message or exc.data or "error"), operation) from None
+    except requests.exceptions.RetryError as exc:
+        raise GitHubError(0, f"gave up after retries ({_reason(exc)})", operation) from None
+    except requests.exceptions.RequestException as exc:
+        raise GitHubError(0, f"no response ({_reason(exc)})", operation) from None
+
+
+def _reason(exc: Exception) -> str:
+    inner = exc.args[0] if exc.args else exc
+    return str(getattr(inner, "reason", inner))
+
+
+class PyGithubPort:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.gh = github.Github(
+            auth=Auth.Token(settings.token),
+            base_url=settings.api_url,
+            retry=make_retry(settings),
+            per_page=100,
+            seconds_between_requests=None,
+            seconds_between_writes=settings.write_interval or None,
+            lazy=True,
+        )
+        self.repo = self.gh.get_repo(settings.repository)
+
+    def _post_once(self, operation: str, post: Callable[[], T], landed: Callable[[], T | None]) -> T:
+        """POST, and after a transient failure look whether it landed before posting again:
+        a 502 from a proxy can hide a comment GitHub did create. Never posts twice."""
+        attempt = 0
+        while True:
+            try:
+                with _call(operation):
+                    return post()
+            except GitHubError as exc:
+                if not exc.transient or attempt >= self.settings.retries:
+                    raise
+                time.sleep(min(self.settings.backoff * 2 ** attempt, self.settings.max_wait))
+                attempt += 1
+                with _call(f"check whether '{operation}' landed"):
+                    found = landed()
+                if found is not None:
+                    log.info("%s: failed with %s but had landed", operation, exc.status)
+                    return found
+
+    # ------------------------------------------------------------------ identity
+    def login(self) -> str | None:
+        try:
+            with _call("GET /user"):
+                return str(self.gh.get_user().login)
+        except GitHubError as exc:
+            if exc.status in (401, 403):
+                log.info("GET /user refused (%s): the token does not say whose it is", exc.status)
+                return None
+            raise
+
+    # ------------------------------------------------------------------ pulls
+    def _pull(self, number: int) -> Any:
+        return self.repo.get_pull(number)
+
+    def pull(self, number: int) -> PullRequest:
+        with _call(f"GET pull request #{number}"):
+            pr = self.repo.get_pull(number)
+            return PullRequest(
+                number=pr.number, head_sha=pr.head.sha, base_sha=pr.base.sha, head_ref=pr.head.ref,
+                base_ref=pr.base.ref, author=pr.user.login if pr.user else "", draft=bool(pr.draft),
+                state=pr.state, html_url=pr.html_url or "")
+
+    def pull_files(self, number: int) -> list[ChangedFile]:
+        with _call(f"list the files of #{number}"):
+            return [ChangedFile(f.filename, f.status, f.patch, f.previous_filename)
+                    for f in self._pull(number).get_files()]
+
+    # ------------------------------------------------------------------ conversation comments
+    def issue_comments(self, number: int) -> list[Comment]:
+        with _call(f"list the comments of #{number}"):
+            return [Comment(c.id, c.user.login if c.user else "", c.body or "", c.html_url or "")
+                    for c in self.repo.get_issue(number).get_comments()]
+
+    def create_issue_comment(self, number: int, body: str) -> Comment:
+        def post() -> Comment:
+            c = self.repo.get_issue(number).create_comment(body)
+            return Comment(c.id, c.user.login if c.user else "", c.body or "", c.html_url or "")
+
+        def landed() -> Comment | None:
+            return next((c for c in reversed(self.issue_comments(number)) if c.body == body), None)
+
+        return self._post_once(f"comment on #{number}", post, landed)
+
+    def edit_issue_comment(self, comment_id: int, body: str) -> None:
+        with _call(f"edit comment {comment_id}"):
+            self.repo.get_issue(0).get_comment(comment_id).edit(body)
+
+    # ------------------------------------------------------------------ review comments
+    def review_comments(self, number: int) -> list[ReviewComment]:
+        with _call(f"list the review comments of #{number}"):
+            return [ReviewComment(c.id, c.user.login if c.user else "", c.body or "", c.path, c.line,
+                                  c.in_reply_to_id, c.html_url or "")
+                    for c in self._pull(number).get_review_comments()]
+
+    def create_review(self, number: int, commit: str, body: str, comments: list[DraftComment]) -> None:
+        drafts: list[dict[str, Any]] = []
+        for d in comments:
+            item: dict[str, Any] = {"path": d.path, "line": d.line, "side": "RIGHT", "body": d.body}
+            if d.start_line is not None and d.start_line < d.line:
+                item.update(start_line=d.start_line, start_side="RIGHT")
+            drafts.append(item)
+        def post() -> bool:
+            self._pull(number).create_review(commit=self.repo.get_commit(commit), body=body, event="COMMENT",
+                                             comments=drafts)
+            return True
+
+        def landed() -> bool | None:
+            bodies = {c.body for c in self.review_comments(number)}
+            return True if comments and all(d.body in bodies for d in comments) else None
+
+        self._post_once(f"review #{number}", post, landed)
+
+    def reply_to_review_comment(self, number: int, comment_id: int, body: str) -> None:
+        def post() -> bool:
+            self._pull(number).create_review_comment_reply(comment_id, body)
+            return True
+
+        def landed() -> bool | None:
+            return True if any(c.in_reply_to == comment_id and c.body == body
+                               for c in self.review_comments(number)) else None
+
+        self._post_once(f"reply to review comment {comment_id}", post, landed)
+
+    def edit_review_comment(self, number: int, comment_id: int, body: str) -> None:
+        with _call(f"edit review comment {comment_id}"):
+            self._pull(number).get_review_comment(comment_id).edit(body)
+
+
+def from_env(env: Mapping[str, str] | None = None) -> PyGithubPort:
+    return PyGithubPort(Settings.from_env(os.environ if env is None else env))

@@ -1,0 +1,198 @@
+"""``benchbot event``: route a GitHub Actions event to its handler.
+
+The event comes exactly as Actions provides it: GITHUB_EVENT_NAME, GITHUB_EVENT_PATH (the
+webhook payload), GITHUB_WORKSPACE (the checkout), GITHUB_STEP_SUMMARY (the job summary
+file). Handlers return an :class:`Outcome`; the CLI prints and writes files.
+
+``pull_request`` (opened, synchronize, reopened, ready_for_review): lint the head (the
+checkout, or its git revision) and the base (its git revision, read from the same
+history: no second checkout), keep what the PR introduces, and post one review with
+inline comments on the lines the PR added, plus one summary comment edited in place.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from bot.config import ConfigError, load_config
+from bot.findings import Severity
+from bot.github import review
+from bot.github.diff import Changes
+from bot.github.diff import changes as diff_changes
+from bot.github.port import GitHubError, Port
+from bot.lint import lint
+from bot.repo.tree import GitTree, Tree, TreeError, WorkTree
+from bot.report import github as gh_format
+from bot.report import sarif
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+PR_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
+ACTIONS_BOT = "github-actions[bot]"
+
+Log = Callable[[str], None]
+PortFactory = Callable[[], Port]
+
+
+@dataclass
+class Outcome:
+    code: int
+    stdout: str = ""  # annotations for the job log
+    step_summary: str | None = None  # markdown for GITHUB_STEP_SUMMARY
+    sarif: str | None = None
+    logs: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Options:
+    config: str | None = None
+    fail_on: Severity | None = None
+    want_sarif: bool = False
+
+
+def read_event(env: Mapping[str, str]) -> tuple[str, dict[str, Any]]:
+    """(event name, payload) from GITHUB_EVENT_NAME / GITHUB_EVENT_PATH; ValueError if unusable."""
+    name = env.get("GITHUB_EVENT_NAME", "")
+    path = env.get("GITHUB_EVENT_PATH", "")
+    if not name or not path:
+        raise ValueError("GITHUB_EVENT_NAME and GITHUB_EVENT_PATH must be set (they are, inside GitHub Actions)")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            payload = json.load(fh)
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the event payload ({exc.strerror})") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}:{exc.lineno}:{exc.colno}: the event payload is not JSON ({exc.msg})") from None
+    if not isinstance(payload, dict):
+        raise ValueError(f"{path}: the event payload is not a JSON object")
+    return name, payload
+
+
+def route(name: str, payload: dict[str, Any], env: Mapping[str, str], port: PortFactory, opts: Options) -> Outcome:
+    if name == "pull_request":
+        return pull_request(payload, env.get("GITHUB_WORKSPACE") or ".", port, opts)
+    return Outcome(EXIT_OK, logs=[f"benchbot: nothing to do for the {name} event"])
+
+
+# ------------------------------------------------------------------ pull_request
+
+def _trees(workspace: str, head_sha: str, base_sha: str) -> tuple[Tree, Tree]:
+    try:
+        proc = subprocess.run(["git", "-C", workspace, "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=False)
+    except OSError as exc:
+        raise TreeError(f"cannot run git: {exc}") from None
+    checked_out = proc.stdout.strip() if proc.returncode == 0 else ""
+    head: Tree = WorkTree(workspace) if checked_out == head_sha else GitTree(workspace, head_sha)
+    try:
+        base: Tree = GitTree(workspace, base_sha)
+    except TreeError:
+        raise TreeError(f"the base commit {base_sha} is not in the history of {workspace}: check the "
+                        "repository out with fetch-depth: 0 (actions/checkout) so that the pull request's base "
+                        "can be read") from None
+    return head, base
+
+
+def _pr_fields(payload: dict[str, Any]) -> tuple[int, str, str, str, bool, str]:
+    pr = payload.get("pull_request")
+    if not isinstance(pr, dict):
+        raise ValueError("the pull_request event payload has no pull_request object")
+    try:
+        return (int(pr["number"]), str(pr["head"]["sha"]), str(pr["base"]["sha"]), str(pr["base"].get("ref", "")),
+                bool(pr.get("draft", False)), str(payload.get("repository", {}).get("html_url", "")))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"the pull_request event payload lacks {exc}") from None
+
+
+def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory, opts: Options) -> Outcome:
+    action = str(payload.get("action", ""))
+    if action not in PR_ACTIONS:
+        return Outcome(EXIT_OK, logs=[f"benchbot: nothing to do for pull_request {action or '(no action)'}"])
+    try:
+        number, head_sha, base_sha, base_ref, draft, repo_url = _pr_fields(payload)
+    except ValueError as exc:
+        return Outcome(EXIT_ERROR, logs=[f"benchbot: {exc}"])
+    if draft:
+        return Outcome(EXIT_OK, logs=[f"benchbot: #{number} is a draft; it is reviewed when marked ready"])
+    try:
+        head_tree, base_tree = _trees(workspace, head_sha, base_sha)
+        conf = load_config(head_tree, opts.config)
+    except (TreeError, ConfigError) as exc:
+        return Outcome(EXIT_ERROR, logs=[f"benchbot: {exc}"])
+    if opts.fail_on is not None:
+        conf = replace(conf, fail_on=opts.fail_on)
+    head = lint(head_tree, conf)
+    base = lint(base_tree, conf)
+    parts = review.split(head.findings, base.findings)
+    out = Outcome(EXIT_FINDINGS if any(f.severity >= conf.fail_on for f in parts.new) else EXIT_OK)
+    out.logs.append(f"benchbot: #{number} at {head_sha[:12]}: {len(parts.new)} new, {len(parts.old)} already on "
+                    f"{base_ref or base_sha[:12]}")
+    out.stdout = gh_format.render(parts.new, head.stats)
+    if opts.want_sarif:
+        out.sarif = sarif.render(head.findings, head.stats, root_uri=None)
+
+    def link(path: str, line: int) -> str:
+        return f"{repo_url}/blob/{head_sha}/{path}" + (f"#L{line}" if line >= 1 else "")
+
+    try:
+        port = make_port()
+        pr_files = port.pull_files(number)
+        changed = diff_changes(pr_files)
+        reminder = conf.github.recipe_reminder if conf.github.reminds([f.path for f in pr_files]) else None
+        login = conf.github.bot_login or port.login() or ACTIONS_BOT
+        ctx = review.Context(head_sha, base_sha, base_ref or base_sha[:12], login, head.stats, reminder,
+                             conf.github.inline_comments, link if repo_url else None)
+        plan = review.plan(parts, changed, port.issue_comments(number), port.review_comments(number), ctx)
+        out.step_summary = plan.summary.replace(review.SUMMARY_MARKER + "\n", "", 1)
+        _apply(port, number, head_sha, plan, parts, changed, ctx, out)
+    except GitHubError as exc:
+        if exc.forbidden:
+            out.logs.append(f"benchbot: GitHub refused to {exc.operation} (403 {exc.message}): this token cannot "
+                            "write to the pull request (pull requests from forks get a read-only token); the "
+                            "review is in the job summary and the annotations instead")
+            if out.step_summary is None:
+                out.step_summary = _fallback_summary(parts, head_sha)
+            return out
+        out.logs.append(f"benchbot: GitHub error: {exc}")
+        out.code = EXIT_ERROR
+    return out
+
+
+def _apply(port: Port, number: int, head_sha: str, plan: review.Plan, parts: review.Split,
+           changed: Changes, ctx: review.Context, out: Outcome) -> None:
+    if plan.review:
+        try:
+            port.create_review(number, head_sha, plan.review_body, plan.review)
+            out.logs.append(f"benchbot: posted a review with {len(plan.review)} inline comments")
+        except GitHubError as exc:
+            if exc.status != 422:
+                raise
+            # GitHub would not place a comment (the diff moved under us): everything goes to the summary.
+            out.logs.append(f"benchbot: GitHub refused the inline comments ({exc.message}); "
+                            "they are in the summary comment instead")
+            fallback = review.plan(parts, changed, [], [], replace(ctx, inline_comments=False))
+            plan = replace(fallback, resolve=plan.resolve, summary_id=plan.summary_id)
+            out.step_summary = plan.summary.replace(review.SUMMARY_MARKER + "\n", "", 1)
+    for r in plan.resolve:
+        port.reply_to_review_comment(number, r.comment.id, r.reply)
+        port.edit_review_comment(number, r.comment.id, r.body)
+    if plan.resolve:
+        out.logs.append(f"benchbot: marked {len(plan.resolve)} fixed inline comments resolved")
+    if plan.summary_id is None:
+        port.create_issue_comment(number, plan.summary)
+        out.logs.append("benchbot: posted the summary comment")
+    elif plan.summary_changed:
+        port.edit_issue_comment(plan.summary_id, plan.summary)
+        out.logs.append(f"benchbot: updated the summary comment {plan.summary_id}")
+    else:
+        out.logs.append(f"benchbot: the summary comment {plan.summary_id} is up to date")
+
+
+def _fallback_summary(parts: review.Split, head_sha: str) -> str:
+    from bot.report import Stats
+    from bot.report import markdown as md
+
+    return md.render(parts.new, Stats(0, 0, 0, 0, 0.0), title="benchbot") + f"\nChecked at head `{head_sha}`\n"

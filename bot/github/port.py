@@ -1,0 +1,113 @@
+"""The few GitHub operations the bot needs, as plain records and one Protocol.
+
+The event handlers depend on :class:`Port` only; :class:`bot.github.adapter.PyGithubPort`
+implements it over PyGithub. Errors cross the port as :class:`GitHubError` (with the HTTP
+status), never as library exceptions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class GitHubError(Exception):
+    """A GitHub call failed after retries; ``status`` is the HTTP status (0: no response)."""
+
+    def __init__(self, status: int, message: str, operation: str = "") -> None:
+        super().__init__(f"{operation}: {status} {message}" if operation else f"{status} {message}")
+        self.status = status
+        self.message = message
+        self.operation = operation
+
+    @property
+    def rate_limited(self) -> bool:
+        return self.status == 429 or (self.status == 403 and "rate limit" in self.message.lower())
+
+    @property
+    def forbidden(self) -> bool:
+        """The token may not do this (a read-only token, as on pull requests from forks)."""
+        return self.status == 403 and not self.rate_limited
+
+    @property
+    def transient(self) -> bool:
+        """Worth another try: no response, a server error or a rate limit."""
+        return self.status == 0 or self.status >= 500 or self.rate_limited
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    number: int
+    head_sha: str
+    base_sha: str
+    head_ref: str
+    base_ref: str
+    author: str
+    draft: bool
+    state: str
+    html_url: str
+
+
+@dataclass(frozen=True)
+class ChangedFile:
+    path: str
+    status: str  # added, modified, removed, renamed, copied, changed, unchanged
+    patch: str | None  # the unified diff hunks; None when GitHub leaves it out (binary, too large)
+    previous_path: str | None = None
+
+
+@dataclass(frozen=True)
+class Comment:
+    """A pull request's conversation comment (an issue comment)."""
+
+    id: int
+    author: str
+    body: str
+    html_url: str = ""
+
+
+@dataclass(frozen=True)
+class ReviewComment:
+    """An inline comment on a pull request's diff."""
+
+    id: int
+    author: str
+    body: str
+    path: str
+    line: int | None
+    in_reply_to: int | None = None
+    html_url: str = ""
+
+
+@dataclass(frozen=True)
+class DraftComment:
+    """An inline comment to post with a review (lines on the diff's right side)."""
+
+    path: str
+    line: int
+    body: str
+    start_line: int | None = None
+
+
+class Port(Protocol):
+    def login(self) -> str | None:
+        """The token's own login, or None when GitHub will not say (an Actions token)."""
+        ...
+
+    def pull(self, number: int) -> PullRequest: ...
+
+    def pull_files(self, number: int) -> list[ChangedFile]: ...
+
+    def issue_comments(self, number: int) -> list[Comment]: ...
+
+    def create_issue_comment(self, number: int, body: str) -> Comment: ...
+
+    def edit_issue_comment(self, comment_id: int, body: str) -> None: ...
+
+    def review_comments(self, number: int) -> list[ReviewComment]: ...
+
+    def create_review(self, number: int, commit: str, body: str, comments: list[DraftComment]) -> None: ...
+
+    def reply_to_review_comment(self, number: int, comment_id: int, body: str) -> None: ...
+
+    def edit_review_comment(self, number: int, comment_id: int, body: str) -> None: ...

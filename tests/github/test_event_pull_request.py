@@ -1,0 +1,188 @@
+"""``python -m bot event`` on a pull_request, end to end: a real git repo, the real
+PyGithub HTTP stack, the fake GitHub server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from typing import Any
+
+import pytest
+
+from bot.config import Config
+from bot.lint import lint
+from bot.repo.tree import WorkTree
+from tests.github.conftest import ACTIONS_BOT, MTP_ENTRIES, MTP_SCRIPTS, PR, REPO
+
+CONFIG = "configs/amd-master.yaml"
+
+
+def _state(pr: PR) -> dict[str, Any]:
+    gh = pr.gh
+    return {
+        "reviews": [(r["user"]["login"], r["commit_id"], r["body"]) for r in gh.reviews(REPO, pr.number)],
+        "review_comments": sorted((c["user"]["login"], c["path"], c["line"], c.get("in_reply_to_id") is not None,
+                                   c["body"]) for c in gh.review_comments(REPO, pr.number)),
+        "comments": [(c["user"]["login"], c["body"]) for c in gh.issue_comments(REPO, pr.number)],
+    }
+
+
+def test_base_is_clean_and_head_has_the_seed_bug(seed_pr: PR) -> None:
+    from bot.repo.tree import GitTree
+
+    assert lint(GitTree(str(seed_pr.repo), seed_pr.base), Config()).findings == []
+    rules = sorted(f.rule for f in lint(WorkTree(str(seed_pr.repo)), Config()).findings)
+    assert rules == ["dead-script", "dead-script", "ignored-variant", "ignored-variant"]
+
+
+def test_seed_pr_review_then_rerun_then_fix(seed_pr: PR) -> None:
+    gh = seed_pr.gh
+    code, step_summary = seed_pr.run("opened")
+    assert code == 1  # the PR introduces errors
+
+    # exactly one review, by the Actions bot, on the head commit
+    reviews = gh.reviews(REPO, 7)
+    assert len(reviews) == 1 and reviews[0]["user"]["login"] == ACTIONS_BOT
+    assert reviews[0]["commit_id"] == seed_pr.head
+    inline = gh.review_comments(REPO, 7)
+    added = {f["filename"]: f for f in gh.pull_files(REPO, 7)}
+    assert sorted(c["path"] for c in inline) == sorted([*MTP_SCRIPTS, CONFIG, CONFIG])
+    config_text = (seed_pr.repo / CONFIG).read_text().splitlines()
+    for c in inline:
+        assert c["path"] in added
+        assert f"+{(seed_pr.repo / c['path']).read_text().splitlines()[c['line'] - 1]}" in added[c["path"]]["patch"]
+        # each names the launcher and the line that cause it
+        subject = config_text[c["line"] - 1] if c["path"] == CONFIG else c["path"]
+        launcher = "launch_mi300x-amds.sh:32" if "mi300x" in subject else "launch_mi325x-amds.sh:26"
+        assert f"runners/{launcher}" in c["body"], c["body"]
+    on_entries = sorted(config_text[c["line"] - 1].rstrip(":") for c in inline if c["path"] == CONFIG)
+    assert on_entries == sorted(MTP_ENTRIES)
+
+    # one summary comment; the launcher fixes (outside the diff) are diff blocks in it
+    comments = gh.issue_comments(REPO, 7)
+    assert len(comments) == 1 and comments[0]["user"]["login"] == ACTIONS_BOT
+    summary = comments[0]["body"]
+    assert summary.count("```diff") == 2 and "+SPEC_SUFFIX" in summary.replace(" ", "")
+    assert summary.rstrip().endswith(f"`{seed_pr.head}`")
+    assert "introduces 4 findings" in summary
+    assert "`kimik2.5-int4-mi325x-vllm-mtp`" in step_summary  # the job summary has the same review
+
+    # the same event again: nothing new is posted, nothing is edited
+    before = _state(seed_pr)
+    writes = len(gh.writes())
+    assert seed_pr.run("opened")[0] == 1
+    assert _state(seed_pr) == before
+    assert len(gh.writes()) == writes
+
+    # a second commit applies the proposed fixes to both launchers: clean, old comments resolved
+    for f in lint(WorkTree(str(seed_pr.repo)), Config()).findings:
+        if f.rule == "ignored-variant":
+            assert f.fix is not None
+            subprocess.run(["git", "-C", str(seed_pr.repo), "apply"], input=f.fix.diff.encode(), check=True)
+    new_head = seed_pr.commit("Dispatch MTP scripts on MI300X and MI325X")
+    code, _ = seed_pr.run("synchronize")
+    assert code == 0
+    # no new review (GitHub files each reply to a thread as a review of its own, with no body)
+    assert len([r for r in gh.reviews(REPO, 7) if r["body"]]) == 1
+    comments = gh.issue_comments(REPO, 7)
+    assert len(comments) == 1  # edited in place
+    assert "introduces no findings" in comments[0]["body"]
+    assert comments[0]["body"].rstrip().endswith(f"`{new_head}`")
+    top = [c for c in gh.review_comments(REPO, 7) if c.get("in_reply_to_id") is None]
+    replies = [c for c in gh.review_comments(REPO, 7) if c.get("in_reply_to_id") is not None]
+    assert len(top) == 4 and all("Resolved" in c["body"] for c in top)
+    assert sorted(r["in_reply_to_id"] for r in replies) == sorted(c["id"] for c in top)
+    # and once more: resolved comments are not replied to twice
+    writes = len(gh.writes())
+    seed_pr.run("synchronize")
+    assert len(gh.writes()) == writes
+
+
+def test_faults_are_retried_to_the_same_end_state(seed_pr: PR, fake_github: Any) -> None:
+    gh = seed_pr.gh
+    gh.fail("POST", r"/repos/acme/bench/pulls/\d+/reviews$", status=502, times=1)
+    gh.fail("GET", r"/repos/acme/bench/issues/\d+/comments$", status=403, times=1,
+            headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(time.time()))},
+            body={"message": "API rate limit exceeded for installation ID 1.",
+                  "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"})
+    gh.fail("PATCH", r"/repos/acme/bench/issues/comments/\d+$", status=429, times=1, headers={"Retry-After": "1"})
+    assert seed_pr.run("opened")[0] == 1
+    faulted = [r for r in gh.requests if r.faulted]
+    assert len(faulted) == 2  # the PATCH fault waits for a second run
+    assert len(gh.reviews(REPO, 7)) == 1 and len(gh.issue_comments(REPO, 7)) == 1
+    assert len(gh.review_comments(REPO, 7)) == 4
+    (seed_pr.repo / "README.md").write_text("touch\n")
+    seed_pr.commit("touch the readme")
+    assert seed_pr.run("synchronize")[0] == 1
+    assert any(r.status == 429 for r in gh.requests)
+    assert len(gh.issue_comments(REPO, 7)) == 1 and gh.issue_comments(REPO, 7)[0]["body"].rstrip().endswith(
+        f"`{seed_pr.head}`")
+    assert len(gh.review_comments(REPO, 7)) == 4 and len(gh.reviews(REPO, 7)) == 1
+
+
+def test_fork_token_falls_back_to_job_summary(seed_pr: PR, capsys: pytest.CaptureFixture[str]) -> None:
+    code, step_summary = seed_pr.run("opened", "tok-ro")
+    assert code == 1  # the same exit code as with a writing token
+    err = capsys.readouterr()
+    assert "GitHub refused to" in err.err and "read-only token" in err.err
+    assert "::error file=runners/launch_mi325x-amds.sh,line=26" in err.out
+    assert "`kimik2.5-int4-mi325x-vllm-mtp`" in step_summary
+    assert seed_pr.gh.writes(succeeded=True) == []
+
+
+def test_personal_token_identity_from_get_user(seed_pr: PR) -> None:
+    assert seed_pr.run("opened", "tok-pat")[0] == 1
+    assert [c["user"]["login"] for c in seed_pr.gh.issue_comments(REPO, 7)] == ["bench-bot"]
+    seed_pr.run("opened", "tok-pat")
+    assert len(seed_pr.gh.issue_comments(REPO, 7)) == 1
+    # the Actions bot does not take over bench-bot's comments: it finds none of its own
+    seed_pr.run("opened", "tok-actions")
+    assert [c["user"]["login"] for c in seed_pr.gh.issue_comments(REPO, 7)] == ["bench-bot", ACTIONS_BOT]
+
+
+def test_base_outside_history_is_a_clear_error(seed_pr: PR, capsys: pytest.CaptureFixture[str]) -> None:
+    seed_pr.base = "0" * 40
+    seed_pr.gh.add_pull(REPO, number=8, head_sha=seed_pr.head, base_sha="0" * 40, head_ref="x", base_ref="main",
+                        user="alice", title="t", files=[])
+    seed_pr.number = 8
+    assert seed_pr.run("opened")[0] == 2
+    assert "fetch-depth: 0" in capsys.readouterr().err
+    assert seed_pr.gh.writes(succeeded=True) == []
+
+
+def test_drafts_and_other_actions_do_nothing(seed_pr: PR, capsys: pytest.CaptureFixture[str]) -> None:
+    assert seed_pr.run("closed")[0] == 0
+    assert "nothing to do" in capsys.readouterr().err
+    assert seed_pr.gh.writes(succeeded=True) == []
+
+
+def test_a_post_that_landed_behind_a_502_is_not_posted_again(seed_pr: PR) -> None:
+    gh = seed_pr.gh
+    gh.fail("POST", r"/repos/acme/bench/issues/\d+/comments", status=502, after=True)
+    gh.fail("POST", r"/repos/acme/bench/pulls/\d+/reviews", status=504, after=True)
+    assert seed_pr.run("opened")[0] == 1
+    assert len(gh.issue_comments(REPO, 7)) == 1
+    assert len(gh.reviews(REPO, 7)) == 1 and len(gh.review_comments(REPO, 7)) == 4
+    assert sum(r.faulted for r in gh.requests) == 2
+
+
+def test_config_names_the_bot_and_adds_the_recipe_reminder_once(seed_pr: PR) -> None:
+    (seed_pr.repo / ".benchbot.yml").write_text(
+        "github:\n  bot-login: github-actions[bot]\n  recipe-reminder: |\n"
+        "    Compare the serve command with the official vLLM recipe or SGLang cookbook.\n")
+    seed_pr.commit("benchbot config")
+    seed_pr.run("opened")
+    seed_pr.run("synchronize")
+    assert not any(r.path == "/user" for r in seed_pr.gh.requests)  # the login came from the config
+    [summary] = seed_pr.gh.issue_comments(REPO, 7)
+    assert summary["body"].count("official vLLM recipe") == 1
+    assert "> **Recipe reminder**" in summary["body"]
+
+
+def test_reminder_only_when_configs_or_scripts_change() -> None:
+    from bot.config import GitHubConfig
+
+    conf = GitHubConfig(recipe_reminder="check the recipe")
+    assert conf.reminds(["configs/amd-master.yaml"]) and conf.reminds(["benchmarks/single_node/x.sh"])
+    assert not conf.reminds(["README.md", "runners/launch_mi300x-amds.sh"])
+    assert not GitHubConfig().reminds(["configs/amd-master.yaml"])

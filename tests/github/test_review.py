@@ -1,0 +1,104 @@
+"""The pure planning of reviews: diff lines, anchors, suggestions, idempotence."""
+
+from __future__ import annotations
+
+from bot.findings import Finding, Fix, Related, Severity, file_diff
+from bot.github import review
+from bot.github.diff import changes, parse_patch
+from bot.github.port import ChangedFile, Comment, ReviewComment
+from bot.report import Stats
+
+STATS = Stats(3, 6, 3, 6, 0.01)
+BOT = "github-actions[bot]"
+
+
+def test_parse_patch_counts_right_side_lines() -> None:
+    patch = "@@ -1,3 +1,4 @@\n a\n-b\n+B\n+C\n c\n@@ -10,2 +11,2 @@\n x\n+y\n\\ No newline at end of file"
+    added, visible = parse_patch(patch)
+    assert added == {2, 3, 12}
+    assert visible == {1, 2, 3, 4, 11, 12}
+
+
+def test_changes_skip_removed_files_and_keep_patchless_ones() -> None:
+    ch = changes([ChangedFile("a.sh", "removed", "@@ -1 +0,0 @@\n-x"), ChangedFile("big.yaml", "added", None),
+                  ChangedFile("b.sh", "added", "@@ -0,0 +1,2 @@\n+x\n+y")])
+    assert "a.sh" not in ch.files
+    assert not ch.added("big.yaml", 1)  # GitHub gave no patch: nothing to anchor on
+    assert ch.added("b.sh", 2) and not ch.added("b.sh", 3)
+
+
+def _finding(path: str, line: int, related: tuple[Related, ...] = (), fix: Fix | None = None,
+             message: str = "m") -> Finding:
+    return Finding("ignored-variant", "BB103", Severity.ERROR, path, line, 1, message, related, ("e-mtp",), fix)
+
+
+def test_anchor_prefers_own_line_then_related_added_lines() -> None:
+    ch = changes([ChangedFile("configs/m.yaml", "modified", "@@ -5,0 +6,3 @@\n+a\n+b\n+c"),
+                  ChangedFile("s_mtp.sh", "added", "@@ -0,0 +1,2 @@\n+#!/bin/sh\n+x")])
+    f = _finding("runners/l.sh", 26, (Related("configs/m.yaml", 7, "entry"), Related("s_mtp.sh", 1, "script")))
+    assert review.anchor(f, ch) == ("configs/m.yaml", 7)
+    assert review.anchor(_finding("s_mtp.sh", 2), ch) == ("s_mtp.sh", 2)
+    assert review.anchor(_finding("runners/l.sh", 26, (Related("configs/m.yaml", 2, "old line"),)), ch) is None
+
+
+def test_suggestion_from_a_one_block_fix_inside_the_diff() -> None:
+    old = "a\n# benchbot: ignore[dead-script] stale\nb\n"
+    fix = Fix("remove the suppression", file_diff("x.sh", old, "a\nb\n"), safe=True)
+    f = _finding("x.sh", 2, fix=fix)
+    sug = review.suggestion(f, "x.sh", frozenset({1, 2, 3}))
+    assert sug is not None and (sug.start, sug.end) == (2, 2) and sug.text == ""
+    # an insertion becomes a replacement of the line above it
+    ins = Fix("add", file_diff("x.sh", "a\nb\n", "a\nnew\nb\n"))
+    sug = review.suggestion(_finding("x.sh", 1, fix=ins), "x.sh", frozenset({1, 2}))
+    assert sug is not None and (sug.start, sug.end, sug.text) == (1, 1, "a\nnew")
+    # outside the diff, another file, or two separate blocks: no suggestion
+    assert review.suggestion(f, "x.sh", frozenset({1})) is None
+    assert review.suggestion(f, "y.sh", frozenset({1, 2, 3})) is None
+    two = Fix("two", file_diff("x.sh", "a\nb\nc\nd\ne\n", "A\nb\nc\nd\nE\n"))
+    assert review.suggestion(_finding("x.sh", 1, fix=two), "x.sh", frozenset(range(1, 6))) is None
+
+
+def _ctx(**kw: object) -> review.Context:
+    base = dict(head_sha="h" * 40, base_sha="b" * 40, base_ref="main", bot_login=BOT, stats=STATS)
+    base.update(kw)
+    return review.Context(**base)  # type: ignore[arg-type]
+
+
+def test_plan_is_idempotent_and_resolves_fixed_findings() -> None:
+    ch = changes([ChangedFile("s_mtp.sh", "added", "@@ -0,0 +1,2 @@\n+#!/bin/sh\n+x")])
+    f = _finding("s_mtp.sh", 1)
+    first = review.plan(review.split([f], []), ch, [], [], _ctx())
+    assert [(d.path, d.line) for d in first.review] == [("s_mtp.sh", 1)]
+    assert first.summary_id is None and first.summary.rstrip().endswith(f"`{'h' * 40}`")
+    posted = ReviewComment(11, BOT, first.review[0].body, "s_mtp.sh", 1)
+    summary = Comment(5, BOT, first.summary)
+    again = review.plan(review.split([f], []), ch, [summary], [posted], _ctx())
+    assert again.review == [] and again.summary_id == 5 and not again.summary_changed
+    # someone else's comment with our marker is not ours
+    spoof = ReviewComment(12, "mallory", first.review[0].body, "s_mtp.sh", 1)
+    assert review.plan(review.split([f], []), ch, [Comment(6, "mallory", first.summary)], [spoof],
+                       _ctx()).summary_id is None
+    fixed = review.plan(review.split([], []), ch, [summary], [posted], _ctx(head_sha="c" * 40))
+    assert [r.comment.id for r in fixed.resolve] == [11]
+    assert "resolved" in fixed.resolve[0].body.splitlines()[0] and fixed.summary_changed
+    assert "introduces no findings" in fixed.summary
+    resolved = ReviewComment(11, BOT, fixed.resolve[0].body, "s_mtp.sh", 1)
+    assert review.plan(review.split([], []), ch, [summary], [resolved], _ctx()).resolve == []
+
+
+def test_preexisting_findings_only_in_the_collapsed_summary() -> None:
+    old = _finding("runners/l.sh", 3, message="old problem")
+    new = _finding("runners/l.sh", 9, (Related("gone.sh", 1, "x"),), message="new problem")
+    parts = review.split([old, new], [old])
+    p = review.plan(parts, changes([]), [], [], _ctx(reminder="Compare with the vLLM recipe."))
+    assert p.review == []  # nothing on the PR's lines: summary only
+    body = p.summary
+    assert body.index("new problem") < body.index("<details><summary>1 finding (1 error) already on `main`")
+    assert "> Compare with the vLLM recipe." in body
+
+
+def test_summary_fits_in_a_comment() -> None:
+    many = [_finding(f"runners/l{i}.sh", 1, message="x" * 400) for i in range(400)]
+    p = review.plan(review.split(many, []), changes([]), [], [], _ctx())
+    assert len(p.summary) <= review.MAX_COMMENT
+    assert "cut to fit a comment" in p.summary and p.summary.rstrip().endswith(f"`{'h' * 40}`")
