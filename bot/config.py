@@ -8,6 +8,9 @@ fail-on: warning                            # error | warning | info
 per-path-ignores:                           # glob -> rules not reported there
   "benchmarks/experimental/**": [dead-script]
 profile: {...}                              # overrides of bot.repo.profile.Profile
+github:                                     # the pull-request bot (benchbot event)
+  bot-login: github-actions[bot]
+  recipe-reminder: "..."
 ```
 The file is validated against ``schemas/benchbot.schema.json``; every error names the
 file, line and column of the offending key or value.
