@@ -55,6 +55,27 @@ class GitHubConfig:
             glob_match(pattern, p) for pattern in self.reminder_paths for p in paths)
 
 
+DEFAULT_BENCH_INPUTS = (
+    ("generate-cli-command", "test-config --config-keys {entries} --config-files {config_files}"),
+    ("test-name", "{test_name}"),
+    ("ref", "{sha}"),
+)
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """The ``bench:`` section: what ``/bench <sku>`` dispatches (defaults: InferenceX's e2e-tests.yml)."""
+
+    workflow: str = "e2e-tests.yml"
+    ref: str | None = None  # None: the default branch
+    inputs: tuple[tuple[str, str], ...] = DEFAULT_BENCH_INPUTS
+    run_name: str = "e2e Test - {test_name}"
+    repository_dispatch: str | None = None
+    allow: frozenset[str] = frozenset()
+    max_per_hour: int = 6
+    poll_seconds: float = 20.0
+
+
 @dataclass(frozen=True)
 class Config:
     select: frozenset[str] | None = None
@@ -65,6 +86,7 @@ class Config:
     source: str | None = None
     per_path_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     github: GitHubConfig = field(default_factory=lambda: GitHubConfig())
+    bench: BenchConfig = field(default_factory=lambda: BenchConfig())
 
     def enabled(self, rule: str) -> bool:
         return (self.select is None or rule in self.select) and rule not in self.ignore
@@ -180,4 +202,16 @@ def from_mapping(data: Mapping[str, Any], path: str) -> Config:
         reminder_paths=tuple(gh.get("reminder-paths", DEFAULT_REMINDER_PATHS)),
         inline_comments=bool(gh.get("inline-comments", True)),
     )
-    return Config(select, ignore, severity, fail_on, profile, path, per_path, github)
+    b = data.get("bench", {})
+    defaults = BenchConfig()
+    bench = BenchConfig(
+        workflow=str(b.get("workflow", defaults.workflow)),
+        ref=b.get("ref"),
+        inputs=tuple((str(k), str(v)) for k, v in b["inputs"].items()) if "inputs" in b else defaults.inputs,
+        run_name=str(b.get("run-name", defaults.run_name)),
+        repository_dispatch=b.get("repository-dispatch"),
+        allow=frozenset(str(x).lower() for x in b.get("allow", [])),
+        max_per_hour=int(b.get("max-per-hour", defaults.max_per_hour)),
+        poll_seconds=float(b.get("poll-seconds", defaults.poll_seconds)),
+    )
+    return Config(select, ignore, severity, fail_on, profile, path, per_path, github, bench)

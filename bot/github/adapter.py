@@ -11,9 +11,11 @@ paginated lists, page by page to the end.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -184,7 +186,8 @@ class PyGithubPort:
     # ------------------------------------------------------------------ conversation comments
     def issue_comments(self, number: int) -> list[Comment]:
         with _call(f"list the comments of #{number}"):
-            return [Comment(c.id, c.user.login if c.user else "", c.body or "", c.html_url or "")
+            return [Comment(c.id, c.user.login if c.user else "", c.body or "", c.html_url or "",
+                            c.created_at.timestamp() if c.created_at else 0.0)
                     for c in self.repo.get_issue(number).get_comments()]
 
     def create_issue_comment(self, number: int, body: str) -> Comment:
@@ -240,6 +243,61 @@ class PyGithubPort:
     def edit_review_comment(self, number: int, comment_id: int, body: str) -> None:
         with _call(f"edit review comment {comment_id}"):
             self._pull(number).get_review_comment(comment_id).edit(body)
+
+
+    # ------------------------------------------------------------------ comment commands
+    def permission(self, login: str) -> str:
+        with _call(f"read the permission of {login}"):
+            try:
+                status, _, data = self.repo._requester.requestJson(
+                    "GET", f"{self.repo.url}/collaborators/{urllib.parse.quote(login)}/permission")
+            except GithubException as exc:
+                if exc.status == 404:
+                    return "none"
+                raise
+            if status == 404:
+                return "none"
+            if status >= 400:
+                raise GithubException(status, data, None)
+            doc = json.loads(data) if data else {}
+            return str(doc.get("role_name") or doc.get("permission") or "none").lower()
+
+    def react(self, comment_id: int, content: str) -> None:
+        with _call(f"react {content} to comment {comment_id}"):
+            self.repo.get_issue(0).get_comment(comment_id).create_reaction(content)
+
+    def reactions(self, comment_id: int) -> list[tuple[str, str]]:
+        with _call(f"list the reactions of comment {comment_id}"):
+            return [(r.user.login if r.user else "", r.content)
+                    for r in self.repo.get_issue(0).get_comment(comment_id).get_reactions()]
+
+    def default_branch(self) -> str:
+        with _call("read the repository"):
+            return str(self.repo.default_branch)
+
+    def dispatch_workflow(self, workflow: str, ref: str, inputs: dict[str, str],
+                          landed: Callable[[], bool]) -> None:
+        def post() -> bool:
+            ok = self.repo.get_workflow(workflow).create_dispatch(ref, inputs, throw=True)
+            if not ok:
+                raise GithubException(500, {"message": "workflow_dispatch was not accepted"}, None)
+            return True
+
+        self._post_once(f"dispatch {workflow}", post, lambda: True if landed() else None)
+
+    def repository_dispatch(self, event_type: str, payload: dict[str, str]) -> None:
+        with _call(f"repository_dispatch {event_type}"):
+            self.repo.create_repository_dispatch(event_type, dict(payload))
+
+    def find_run(self, workflow: str, title: str, since: float) -> str | None:
+        with _call(f"list the runs of {workflow}"):
+            for run in self.repo.get_workflow(workflow).get_runs(event="workflow_dispatch"):
+                created = run.created_at.timestamp() if run.created_at else 0.0
+                if created < since - 60:
+                    break  # newest first: the rest are older
+                if run.display_title == title:
+                    return str(run.html_url)
+        return None
 
 
 def from_env(env: Mapping[str, str] | None = None) -> PyGithubPort:

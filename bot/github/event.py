@@ -74,6 +74,10 @@ def read_event(env: Mapping[str, str]) -> tuple[str, dict[str, Any]]:
 def route(name: str, payload: dict[str, Any], env: Mapping[str, str], port: PortFactory, opts: Options) -> Outcome:
     if name == "pull_request":
         return pull_request(payload, env.get("GITHUB_WORKSPACE") or ".", port, opts)
+    if name == "issue_comment":
+        from bot.github.comments import issue_comment
+
+        return issue_comment(payload, env.get("GITHUB_WORKSPACE") or ".", port, opts)
     return Outcome(EXIT_OK, logs=[f"benchbot: nothing to do for the {name} event"])
 
 

@@ -7,6 +7,7 @@ status), never as library exceptions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -64,6 +65,7 @@ class Comment:
     author: str
     body: str
     html_url: str = ""
+    created_at: float = 0.0  # POSIX seconds
 
 
 @dataclass(frozen=True)
@@ -111,3 +113,29 @@ class Port(Protocol):
     def reply_to_review_comment(self, number: int, comment_id: int, body: str) -> None: ...
 
     def edit_review_comment(self, number: int, comment_id: int, body: str) -> None: ...
+
+    # comment commands
+    def permission(self, login: str) -> str:
+        """The collaborator's role: admin, maintain, write, triage, read or none."""
+        ...
+
+    def react(self, comment_id: int, content: str) -> None:
+        """Add a reaction (eyes, rocket, confused, ...) to a conversation comment; idempotent."""
+        ...
+
+    def reactions(self, comment_id: int) -> list[tuple[str, str]]:
+        """(login, content) of a conversation comment's reactions."""
+        ...
+
+    def default_branch(self) -> str: ...
+
+    def dispatch_workflow(self, workflow: str, ref: str, inputs: dict[str, str],
+                          landed: Callable[[], bool]) -> None:
+        """workflow_dispatch; after a failure, ``landed()`` says whether it went through anyway."""
+        ...
+
+    def repository_dispatch(self, event_type: str, payload: dict[str, str]) -> None: ...
+
+    def find_run(self, workflow: str, title: str, since: float) -> str | None:
+        """The html_url of a workflow_dispatch run of ``workflow`` named ``title`` created after ``since``."""
+        ...
