@@ -110,6 +110,7 @@ def _event(args: argparse.Namespace) -> int:
     from bot.github.port import GitHubError, Port
 
     logging.basicConfig(level=logging.WARNING, format="benchbot: %(message)s")
+    logging.getLogger("github").setLevel(logging.WARNING)  # PyGithub logs every retried 403 at INFO
     env = dict(os.environ)
     try:
         name, payload = event.read_event(env)
