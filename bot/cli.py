@@ -10,8 +10,9 @@ from collections.abc import Sequence
 
 from bot import rules
 from bot.config import Config, ConfigError, load_config
-from bot.findings import Severity
+from bot.findings import Finding, Severity
 from bot.repo.tree import Tree, TreeError, open_tree
+from bot.report import Stats
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 FORMATS = ("text", "json", "sarif", "github", "markdown")
@@ -46,8 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     event.add_argument("--fail-on", choices=("error", "warning", "info"),
                        help="lowest severity of a new finding that fails the job")
     event.add_argument("--sarif-file", metavar="FILE", help="also write a SARIF 2.1.0 report of the head to FILE")
-    event.add_argument("--format", choices=("github",), default="github",
-                       help="log output: github annotations of the new findings")
+    event.add_argument("--format", choices=FORMATS, default=None,
+                       help="how the findings the PR introduces are printed (default: github annotations)")
     sub.add_parser("rules", help="list the rules")
     explain = sub.add_parser("explain", help="print a rule's documentation")
     explain.add_argument("rule")
@@ -127,7 +128,8 @@ def _event(args: argparse.Namespace) -> int:
     opts = event.Options(args.config, Severity.parse(args.fail_on) if args.fail_on else None,
                          args.sarif_file is not None)
     out = event.route(name, payload, env, port, opts)
-    sys.stdout.write(out.stdout)
+    if out.findings is not None and out.stats is not None:
+        sys.stdout.write(_render(args.format or "github", out.findings, out.stats, out.root, None, False, False))
     for line in out.logs:
         print(line, file=sys.stderr)
     files = [(args.sarif_file, out.sarif, "w")]
@@ -167,11 +169,31 @@ def _use_color(tty: bool) -> bool:
     return tty and os.environ.get("TERM") != "dumb"
 
 
+def _render(fmt: str, findings: list[Finding], stats: Stats, root: str, tree: Tree | None, show_fixes: bool,
+            frames: bool, color: bool = False, rev: bool = False) -> str:
+    """A report in one of FORMATS. ``root``: the repo root (a directory, or ``repo@rev``)."""
+    from pathlib import Path
+
+    from bot.report import github, markdown, sarif
+    from bot.report import json as json_report
+    from bot.report import text as text_report
+
+    if fmt == "json":
+        return json_report.render(findings, stats, root)
+    if fmt == "sarif":
+        return sarif.render(findings, stats, root_uri=Path(root).as_uri() + "/" if not rev and tree else None)
+    if fmt == "github":
+        return github.render(findings, stats)
+    if fmt == "markdown":
+        return markdown.render(findings, stats)
+    return text_report.render(findings, stats, show_fixes=show_fixes, source=tree.text if tree else (lambda _: None),
+                              frames=frames, color=color)
+
+
 def _lint(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from bot.lint import lint
-    from bot.report import json as json_report
     from bot.report import text as text_report
 
     try:
@@ -191,28 +213,10 @@ def _lint(args: argparse.Namespace) -> int:
     result = lint(tree, conf)
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     to_tty = args.output is None and sys.stdout.isatty()
-    if fmt == "json":
-        out = json_report.render(result.findings, result.stats, os.path.abspath(args.path) if not args.rev
-                                 else tree.root)
-    elif fmt == "sarif":
-        from pathlib import Path
-
-        from bot.report import sarif
-
-        root_uri = Path(tree.root).as_uri() + "/" if not args.rev else None
-        out = sarif.render(result.findings, result.stats, root_uri=root_uri)
-    elif fmt == "github":
-        from bot.report import github
-
-        out = github.render(result.findings, result.stats)
-    elif fmt == "markdown":
-        from bot.report import markdown
-
-        out = markdown.render(result.findings, result.stats)
-    else:
-        frames = to_tty if args.frames is None else args.frames
-        out = text_report.render(result.findings, result.stats, show_fixes=args.show_fixes, source=tree.text,
-                                 frames=frames, color=args.output is None and _use_color(sys.stdout.isatty()))
+    frames = to_tty if args.frames is None else args.frames
+    root = os.path.abspath(args.path) if not args.rev else tree.root
+    out = _render(fmt, result.findings, result.stats, root, tree, args.show_fixes and fmt == "text", frames,
+                  color=args.output is None and _use_color(sys.stdout.isatty()), rev=bool(args.rev))
     if args.sarif_file is not None:
         from bot.report import sarif as sarif_report
 

@@ -121,7 +121,7 @@ def _lint(ctx: _Ctx, payload: dict[str, Any], make_port: PortFactory, opts: Opti
                                   "base": {"sha": pr.base_sha, "ref": pr.base_ref}}}
     result = pull_request(synthetic, ctx.workspace, lambda: ctx.port, opts)
     ctx.out.logs += result.logs
-    ctx.out.stdout = result.stdout
+    ctx.out.findings, ctx.out.stats, ctx.out.root = result.findings, result.stats, result.root
     ok = any("summary comment" in line for line in result.logs)
     ctx.reply(f"Re-ran the review of `{pr.head_sha[:12]}`." if ok else
               "Could not re-run the review: " + md.escape("; ".join(result.logs[-1:])))
@@ -175,6 +175,11 @@ def _bench(ctx: _Ctx, cmd: commands.Bench, note: str) -> None:
         ctx.refuse(f"The pull request's head moved from `{sha[:12]}` to `{now.head_sha[:12]}` while this command "
                    "was read; new commits are never run automatically. Comment again to run the new head.",
                    log="head moved")
+        return
+    if (ctx.bot_login.lower(), "rocket") in {(u.lower(), c) for u, c in port.reactions(ctx.comment_id)}:
+        # dispatched by an earlier delivery of this event whose reply never landed
+        ctx.out.logs.append(f"benchbot: comment {ctx.comment_id} has the bot's rocket: dispatched already")
+        ctx.reply("This command was dispatched already (an earlier run of the bot); nothing new was started.")
         return
     values = {"entries": " ".join(sel.entries), "config_files": " ".join(bench.config_files(head.facts, sel.entries)),
               "sha": sha, "pr": str(ctx.number), "label": cmd.target,

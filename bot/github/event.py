@@ -19,15 +19,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot.config import ConfigError, load_config
-from bot.findings import Severity
+from bot.findings import Finding, Severity
 from bot.github import review
 from bot.github.diff import Changes
 from bot.github.diff import changes as diff_changes
 from bot.github.port import GitHubError, Port
 from bot.lint import lint
 from bot.repo.tree import GitTree, Tree, TreeError, WorkTree
-from bot.report import github as gh_format
-from bot.report import sarif
+from bot.report import Stats, sarif
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 PR_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
@@ -40,7 +39,9 @@ PortFactory = Callable[[], Port]
 @dataclass
 class Outcome:
     code: int
-    stdout: str = ""  # annotations for the job log
+    findings: list[Finding] | None = None  # what the PR introduces, for the job log (the CLI renders them)
+    stats: Stats | None = None
+    root: str = ""
     step_summary: str | None = None  # markdown for GITHUB_STEP_SUMMARY
     sarif: str | None = None
     logs: list[str] = field(default_factory=list)
@@ -134,7 +135,7 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
     out = Outcome(EXIT_FINDINGS if any(f.severity >= conf.fail_on for f in parts.new) else EXIT_OK)
     out.logs.append(f"benchbot: #{number} at {head_sha[:12]}: {len(parts.new)} new, {len(parts.old)} already on "
                     f"{base_ref or base_sha[:12]}")
-    out.stdout = gh_format.render(parts.new, head.stats)
+    out.findings, out.stats, out.root = parts.new, head.stats, head_tree.root
     if opts.want_sarif:
         out.sarif = sarif.render(head.findings, head.stats, root_uri=None)
 
@@ -196,7 +197,6 @@ def _apply(port: Port, number: int, head_sha: str, plan: review.Plan, parts: rev
 
 
 def _fallback_summary(parts: review.Split, head_sha: str) -> str:
-    from bot.report import Stats
     from bot.report import markdown as md
 
     return md.render(parts.new, Stats(0, 0, 0, 0, 0.0), title="benchbot") + f"\nChecked at head `{head_sha}`\n"

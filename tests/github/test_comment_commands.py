@@ -217,3 +217,24 @@ def test_help_and_lint(entry_pr: PR, tmp_path: Path) -> None:
     _, cid = _run(entry_pr, "/lint")
     assert "Re-ran the review" in _replies(entry_pr)[-1]
     assert any("<!-- benchbot:summary -->" in b for b in _replies(entry_pr))
+
+
+def test_a_dispatch_whose_reply_was_lost_is_not_repeated(entry_pr: PR) -> None:
+    entry_pr.gh.fail("POST", r"/repos/acme/bench/issues/\d+/comments", status=500, times=6)  # every try of the reply
+    code, cid = _run(entry_pr, "/bench mi325x")
+    assert code == 2 and len(entry_pr.gh.dispatches(REPO)) == 1 and _replies(entry_pr) == []
+    assert main(["event"]) == 0  # redelivered: the bot's rocket says it was dispatched
+    assert len(entry_pr.gh.dispatches(REPO)) == 1
+    assert "dispatched already" in _replies(entry_pr)[0]
+
+
+def test_repository_dispatch_when_configured(entry_pr: PR) -> None:
+    (entry_pr.repo / ".benchbot.yml").write_text(
+        "bench:\n  repository-dispatch: gpu-bench\n  inputs:\n    keys: '{entries}'\n    sha: '{sha}'\n"
+        "    label: '{label}'\n")
+    _, cid = _run(entry_pr, "/bench MI325X")
+    assert entry_pr.gh.dispatches(REPO) == []
+    [d] = entry_pr.gh.repository_dispatches(REPO)
+    assert d["event_type"] == "gpu-bench"
+    assert d["client_payload"] == {"keys": "kimik2.5-int4-mi325x-vllm", "sha": entry_pr.head, "label": "mi325x"}
+    assert _reactions(entry_pr, cid) == ["eyes", "rocket"]

@@ -186,3 +186,14 @@ def test_reminder_only_when_configs_or_scripts_change() -> None:
     assert conf.reminds(["configs/amd-master.yaml"]) and conf.reminds(["benchmarks/single_node/x.sh"])
     assert not conf.reminds(["README.md", "runners/launch_mi300x-amds.sh"])
     assert not GitHubConfig().reminds(["configs/amd-master.yaml"])
+
+
+def test_event_prints_the_new_findings_in_the_chosen_format(seed_pr: PR, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    seed_pr.run("opened", "tok-actions", "--format", "json", "--sarif-file", str(seed_pr.tmp / "r.sarif"))
+    doc = json.loads(capsys.readouterr().out)
+    assert sorted(f["rule"] for f in doc["findings"]) == ["dead-script", "dead-script", "ignored-variant",
+                                                         "ignored-variant"]
+    sarif = json.loads((seed_pr.tmp / "r.sarif").read_text())
+    assert len(sarif["runs"][0]["results"]) == 4
