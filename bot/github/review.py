@@ -118,8 +118,8 @@ def inline_body(f: Finding, at: tuple[str, int], sug: Suggestion | None, link: L
            f"{md.ICON[f.severity]} **{md.escape(f.code)} {md.code(f.rule)}** ({f.severity.label})", "",
            md.escape(f.message)]
     if (f.path, f.line) != at:
-        out += ["", f"Caused by {md._where(f.path, f.line, link)}"
-                    + ("" if f.path == at[0] else ", outside this comment's file") + "."]
+        out += ["", f"Reported at {md._where(f.path, f.line, link)} (\"this line\" above), a line this pull "
+                    "request does not change; this comment sits on the pull request's own line it involves."]
     others = [r for r in f.related if (r.path, r.line) != at]
     if others:
         out.append("")
@@ -259,8 +259,8 @@ def summary_body(split_: Split, p: Plan, resolved_before: int, ctx: Context) -> 
     tail += ["", "---", f"<sub>benchbot · base `{ctx.base_sha[:12]}` ({md.escape(ctx.base_ref)}) · "
                         f"{checked_text(ctx.stats)} checked</sub>", "",
              f"Checked at head `{ctx.head_sha}`"]
-    new_md = md.render(split_.new, ctx.stats, link=ctx.link).strip() if split_.new else ""
-    old_md = md.render(split_.old, ctx.stats, link=ctx.link).strip() if split_.old else ""
+    new_md = md.render(split_.new, ctx.stats, link=ctx.link, header=False).strip() if split_.new else ""
+    old_md = md.render(split_.old, ctx.stats, link=ctx.link, header=False).strip() if split_.old else ""
     for attempt in range(3):
         body = [SUMMARY_MARKER, *head]
         if new_md:

@@ -28,7 +28,9 @@ _NEWLINES = re.compile(r"\r\n|[\r\n\u2028\u2029\x85]")
 _URL_SAFE = "/:?#[]@!$&'*+,;=%-._~"
 
 
-def render(findings: list[Finding], stats: Stats, *, link: Link | None = None, title: str | None = None) -> str:
+def render(findings: list[Finding], stats: Stats, *, link: Link | None = None, title: str | None = None,
+           header: bool = True) -> str:
+    """``header=False`` leaves out the counts line (for a comment that states them already)."""
     out: list[str] = []
     if title is not None:
         out += [f"### {escape(title)}", ""]
@@ -41,7 +43,8 @@ def render(findings: list[Finding], stats: Stats, *, link: Link | None = None, t
     line = f"**{head}**" + (f" ({rest}" if rest else "")
     if fixable:
         line += f", {fixable} with a proposed fix"
-    out.append(f"{line}; {checked_text(stats)} checked.")
+    if header:
+        out.append(f"{line}; {checked_text(stats)} checked.")
     groups: dict[str, list[Finding]] = {}
     for f in findings:
         groups.setdefault(f.rule, []).append(f)
