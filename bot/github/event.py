@@ -86,11 +86,13 @@ def route(name: str, payload: dict[str, Any], env: Mapping[str, str], port: Port
 
 def _trees(workspace: str, head_sha: str, base_sha: str) -> tuple[Tree, Tree]:
     try:
-        proc = subprocess.run(["git", "-C", workspace, "rev-parse", "HEAD"], capture_output=True, text=True,
-                              check=False)
+        proc = subprocess.run(["git", "-C", workspace, "rev-parse", "--is-bare-repository", "HEAD"],
+                              capture_output=True, text=True, check=False)
     except OSError as exc:
         raise TreeError(f"cannot run git: {exc}") from None
-    checked_out = proc.stdout.strip() if proc.returncode == 0 else ""
+    bare, _, checked_out = proc.stdout.strip().partition("\n") if proc.returncode == 0 else ("", "", "")
+    if bare == "true":
+        checked_out = ""  # no work tree: read the head from git too
     head: Tree = WorkTree(workspace) if checked_out == head_sha else GitTree(workspace, head_sha)
     try:
         base: Tree = GitTree(workspace, base_sha)
