@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,11 @@ from bot.report import sarif
 from tests.conftest import EXAMPLE, ROOT, copy_repo, git
 from tests.report import SEED_RULES, STATS, finding, run
 
-SCHEMA = ROOT.parent / "shared" / "data" / "sarif-schema-2.1.0.json"
+# ../shared/data beside the checkout (as in CI); a clone elsewhere finds it through
+# BENCHBOT_SHARED or the workplace's /work/shared.
+_CANDIDATES = [Path(p) / "data" / "sarif-schema-2.1.0.json"
+               for p in (os.environ.get("BENCHBOT_SHARED", ""), ROOT.parent / "shared", "/work/shared") if p]
+SCHEMA = next((c for c in _CANDIDATES if c.is_file()), _CANDIDATES[0])
 
 
 def validate(doc: dict[str, Any]) -> None:
