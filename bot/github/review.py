@@ -23,6 +23,7 @@ from bot.report import markdown as md
 SUMMARY_MARKER = "<!-- benchbot:summary -->"
 _FINDING_MARKER = re.compile(r"<!-- benchbot:finding ([0-9a-f]{8,64})( resolved)? -->")
 MAX_COMMENT = 60000  # GitHub refuses bodies over 65,536 characters
+MAX_INLINE = 25  # inline comments per run; the rest are in the summary (a flood helps nobody)
 Link = Callable[[str, int], str]
 
 
@@ -202,7 +203,7 @@ def plan(split_: Split, changes: Changes, comments: list[Comment], review_commen
         if f.fingerprint in seen:
             continue
         seen.add(f.fingerprint)
-        at = anchor(f, changes, frozenset(taken)) if ctx.inline_comments else None
+        at = anchor(f, changes, frozenset(taken)) if ctx.inline_comments and len(p.review) < MAX_INLINE else None
         if at is None:
             continue
         taken.add(at)

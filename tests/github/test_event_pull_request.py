@@ -197,3 +197,32 @@ def test_event_prints_the_new_findings_in_the_chosen_format(seed_pr: PR, capsys:
                                                          "ignored-variant"]
     sarif = json.loads((seed_pr.tmp / "r.sarif").read_text())
     assert len(sarif["runs"][0]["results"]) == 4
+
+
+def test_missing_token_is_a_clear_error(seed_pr: PR, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    seed_pr.monkeypatch.setenv("GITHUB_TOKEN", "")
+    event = seed_pr.gh.event_pull_request(REPO, 7, action="opened")
+    path = seed_pr.tmp / "e.json"
+    path.write_text(json.dumps(event))
+    for k, v in {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(path),
+                 "GITHUB_WORKSPACE": str(seed_pr.repo), "GITHUB_REPOSITORY": REPO}.items():
+        seed_pr.monkeypatch.setenv(k, v)
+    from bot.cli import main
+
+    assert main(["event"]) == 2
+    assert "GITHUB_TOKEN is not set" in capsys.readouterr().err
+    assert seed_pr.gh.requests == []
+
+
+def test_unreadable_event_payload(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.cli import main
+
+    bad = tmp_path / "event.json"
+    bad.write_text('{"action": "opened",\n "number": }')
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(bad))
+    assert main(["event"]) == 2
+    assert f"{bad}:2:" in capsys.readouterr().err

@@ -102,3 +102,11 @@ def test_summary_fits_in_a_comment() -> None:
     p = review.plan(review.split(many, []), changes([]), [], [], _ctx())
     assert len(p.summary) <= review.MAX_COMMENT
     assert "cut to fit a comment" in p.summary and p.summary.rstrip().endswith(f"`{'h' * 40}`")
+
+
+def test_inline_comments_are_capped_per_run() -> None:
+    patch = "@@ -0,0 +1,40 @@\n" + "\n".join("+x" for _ in range(40))
+    ch = changes([ChangedFile("s.sh", "added", patch)])
+    many = [_finding("s.sh", i, message=f"problem {i}") for i in range(1, 41)]
+    p = review.plan(review.split(many, []), ch, [], [], _ctx())
+    assert len(p.review) == review.MAX_INLINE and "introduces 40 findings" in p.summary
