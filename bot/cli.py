@@ -125,14 +125,16 @@ def _event(args: argparse.Namespace) -> int:
         except SettingsError as exc:
             raise GitHubError(0, str(exc), "connect") from None
 
-    opts = event.Options(args.config, Severity.parse(args.fail_on) if args.fail_on else None,
-                         args.sarif_file is not None)
+    opts = event.Options(args.config, Severity.parse(args.fail_on) if args.fail_on else None)
     out = event.route(name, payload, env, port, opts)
+    sarif = None
     if out.findings is not None and out.stats is not None:
         sys.stdout.write(_render(args.format or "github", out.findings, out.stats, out.root, None, False, False))
+        if out.head_findings is not None:
+            sarif = _render("sarif", out.head_findings, out.stats, out.root, None, False, False)
     for line in out.logs:
         print(line, file=sys.stderr)
-    files = [(args.sarif_file, out.sarif, "w")]
+    files = [(args.sarif_file, sarif, "w")]
     if env.get("GITHUB_STEP_SUMMARY"):
         files.append((env["GITHUB_STEP_SUMMARY"], out.step_summary, "a"))
     for path, text, mode in files:
@@ -218,11 +220,10 @@ def _lint(args: argparse.Namespace) -> int:
     out = _render(fmt, result.findings, result.stats, root, tree, args.show_fixes and fmt == "text", frames,
                   color=args.output is None and _use_color(sys.stdout.isatty()), rev=bool(args.rev))
     if args.sarif_file is not None:
-        from bot.report import sarif as sarif_report
-
         try:
             with open(args.sarif_file, "w", encoding="utf-8") as fh:
-                fh.write(sarif_report.render(result.findings, result.stats, root_uri=None))
+                # repo-relative URIs, as GitHub code scanning wants them
+                fh.write(_render("sarif", result.findings, result.stats, root, None, False, False))
         except OSError as exc:
             print(f"benchbot: cannot write {args.sarif_file}: {exc.strerror}", file=sys.stderr)
             return EXIT_USAGE

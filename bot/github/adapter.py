@@ -11,11 +11,9 @@ paginated lists, page by page to the end.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
-import urllib.parse
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -249,18 +247,15 @@ class PyGithubPort:
     def permission(self, login: str) -> str:
         with _call(f"read the permission of {login}"):
             try:
-                status, _, data = self.repo._requester.requestJson(
-                    "GET", f"{self.repo.url}/collaborators/{urllib.parse.quote(login)}/permission")
+                role = str(self.repo.get_collaborator_role_name(login)).lower()
             except GithubException as exc:
-                if exc.status == 404:
+                if exc.status == 404:  # not a collaborator (or no such user)
                     return "none"
                 raise
-            if status == 404:
-                return "none"
-            if status >= 400:
-                raise GithubException(status, data, None)
-            doc = json.loads(data) if data else {}
-            return str(doc.get("role_name") or doc.get("permission") or "none").lower()
+            if role in ("admin", "maintain", "write", "triage", "read", "none"):
+                return role
+            # a custom role: its base permission (admin, write, read or none) decides
+            return str(self.repo.get_collaborator_permission(login)).lower()
 
     def react(self, comment_id: int, content: str) -> None:
         with _call(f"react {content} to comment {comment_id}"):

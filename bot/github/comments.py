@@ -17,12 +17,13 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from bot.config import Config, ConfigError, load_config
 from bot.github import bench, commands
-from bot.github.event import ACTIONS_BOT, EXIT_ERROR, EXIT_OK, Options, Outcome, PortFactory, pull_request
-from bot.github.port import GitHubError, Port
+from bot.github.event import EXIT_ERROR, EXIT_OK, Options, Outcome, PortFactory, bot_login, pull_request
+from bot.github.port import Comment, GitHubError, Port
 from bot.github.review import own
 from bot.lint import lint
 from bot.repo.facts import gather
@@ -64,17 +65,17 @@ def issue_comment(payload: dict[str, Any], workspace: str, make_port: PortFactor
     out = Outcome(EXIT_OK)
     try:
         port = make_port()
-        bot_login = conf.github.bot_login or port.login() or ACTIONS_BOT
-        if own(login, bot_login):
+        me = bot_login(conf, port)
+        if own(login, me):
             out.logs.append("benchbot: ignoring the bot's own comment")
             return out
         marker = reply_marker(comment_id)
         previous = port.issue_comments(number)
-        if any(own(c.author, bot_login) and marker in c.body for c in previous):
+        if any(own(c.author, me) and marker in c.body for c in previous):
             out.logs.append(f"benchbot: comment {comment_id} was answered already (a redelivered event)")
             return out
         port.react(comment_id, "eyes")
-        ctx = _Ctx(port, conf, number, comment_id, login, marker, workspace, out, bot_login, previous, sleep, now)
+        ctx = _Ctx(port, conf, number, comment_id, marker, workspace, out, me, previous, sleep, now)
         role = port.permission(login)
         if role not in WRITE_ROLES and login.lower() not in conf.bench.allow:
             ctx.refuse(f"Sorry @{md.ZWJ}{md.escape(login)}, commands need write access to this repository "
@@ -88,7 +89,7 @@ def issue_comment(payload: dict[str, Any], workspace: str, make_port: PortFactor
         elif isinstance(cmd, commands.Help):
             ctx.reply(commands.help_text() + note)
         elif isinstance(cmd, commands.Lint):
-            _lint(ctx, payload, make_port, opts)
+            _lint(ctx, payload, opts)
         else:
             _bench(ctx, cmd, note)
     except GitHubError as exc:
@@ -97,13 +98,21 @@ def issue_comment(payload: dict[str, Any], workspace: str, make_port: PortFactor
     return out
 
 
+@dataclass
 class _Ctx:
-    def __init__(self, port: Port, conf: Config, number: int, comment_id: int, login: str, marker: str,
-                 workspace: str, out: Outcome, bot_login: str, previous: list[Any], sleep: Sleep,
-                 now: Callable[[], float]) -> None:
-        self.port, self.conf, self.number, self.comment_id, self.login = port, conf, number, comment_id, login
-        self.marker, self.workspace, self.out, self.bot_login = marker, workspace, out, bot_login
-        self.previous, self.sleep, self.now = previous, sleep, now
+    """One command being answered: where to reply, and what is known so far."""
+
+    port: Port
+    conf: Config
+    number: int
+    comment_id: int
+    marker: str  # the hidden marker every reply to this comment carries
+    workspace: str
+    out: Outcome
+    bot_login: str
+    previous: list[Comment]  # the PR's conversation comments when the command was read
+    sleep: Sleep
+    now: Callable[[], float]
 
     def reply(self, text: str, extra_marker: str = "") -> None:
         self.port.create_issue_comment(self.number, f"{self.marker}{extra_marker}\n{text}")
@@ -114,7 +123,7 @@ class _Ctx:
         self.port.react(self.comment_id, "confused")
 
 
-def _lint(ctx: _Ctx, payload: dict[str, Any], make_port: PortFactory, opts: Options) -> None:
+def _lint(ctx: _Ctx, payload: dict[str, Any], opts: Options) -> None:
     pr = ctx.port.pull(ctx.number)
     synthetic = {"action": "synchronize", "repository": payload.get("repository") or {},
                  "pull_request": {"number": pr.number, "draft": False, "head": {"sha": pr.head_sha},
@@ -122,7 +131,8 @@ def _lint(ctx: _Ctx, payload: dict[str, Any], make_port: PortFactory, opts: Opti
     result = pull_request(synthetic, ctx.workspace, lambda: ctx.port, opts)
     ctx.out.logs += result.logs
     ctx.out.findings, ctx.out.stats, ctx.out.root = result.findings, result.stats, result.root
-    ok = any("summary comment" in line for line in result.logs)
+    ctx.out.head_findings = result.head_findings
+    ok = result.code != EXIT_ERROR
     ctx.reply(f"Re-ran the review of `{pr.head_sha[:12]}`." if ok else
               "Could not re-run the review: " + md.escape("; ".join(result.logs[-1:])))
     ctx.port.react(ctx.comment_id, "rocket" if ok else "confused")

@@ -12,7 +12,13 @@ from dataclasses import dataclass, field
 
 from bot.github.port import ChangedFile
 
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+def hunk_start(line: str) -> tuple[int, int] | None:
+    """(left, right) first line numbers of a unified-diff hunk header, or None."""
+    m = _HUNK.match(line)
+    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 @dataclass(frozen=True)
@@ -41,9 +47,9 @@ def parse_patch(patch: str) -> tuple[frozenset[int], frozenset[int]]:
     line = 0
     in_hunk = False
     for text in patch.splitlines():
-        m = _HUNK.match(text)
-        if m:
-            line = int(m.group(1))
+        start = hunk_start(text)
+        if start is not None:
+            line = start[1]
             in_hunk = True
             continue
         if not in_hunk or text.startswith("\\"):  # "\ No newline at end of file"

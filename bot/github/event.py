@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from bot.config import ConfigError, load_config
+from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding, Severity
 from bot.github import review
 from bot.github.diff import Changes
@@ -26,7 +26,7 @@ from bot.github.diff import changes as diff_changes
 from bot.github.port import GitHubError, Port
 from bot.lint import lint
 from bot.repo.tree import GitTree, Tree, TreeError, WorkTree
-from bot.report import Stats, sarif
+from bot.report import Stats
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 PR_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
@@ -40,10 +40,10 @@ PortFactory = Callable[[], Port]
 class Outcome:
     code: int
     findings: list[Finding] | None = None  # what the PR introduces, for the job log (the CLI renders them)
+    head_findings: list[Finding] | None = None  # everything on the head, for the SARIF report
     stats: Stats | None = None
     root: str = ""
     step_summary: str | None = None  # markdown for GITHUB_STEP_SUMMARY
-    sarif: str | None = None
     logs: list[str] = field(default_factory=list)
 
 
@@ -51,7 +51,6 @@ class Outcome:
 class Options:
     config: str | None = None
     fail_on: Severity | None = None
-    want_sarif: bool = False
 
 
 def read_event(env: Mapping[str, str]) -> tuple[str, dict[str, Any]]:
@@ -137,9 +136,7 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
     out = Outcome(EXIT_FINDINGS if any(f.severity >= conf.fail_on for f in parts.new) else EXIT_OK)
     out.logs.append(f"benchbot: #{number} at {head_sha[:12]}: {len(parts.new)} new, {len(parts.old)} already on "
                     f"{base_ref or base_sha[:12]}")
-    out.findings, out.stats, out.root = parts.new, head.stats, head_tree.root
-    if opts.want_sarif:
-        out.sarif = sarif.render(head.findings, head.stats, root_uri=None)
+    out.findings, out.head_findings, out.stats, out.root = parts.new, head.findings, head.stats, head_tree.root
 
     def link(path: str, line: int) -> str:
         return f"{repo_url}/blob/{head_sha}/{path}" + (f"#L{line}" if line >= 1 else "")
@@ -149,11 +146,11 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
         pr_files = port.pull_files(number)
         changed = diff_changes(pr_files)
         reminder = conf.github.recipe_reminder if conf.github.reminds([f.path for f in pr_files]) else None
-        login = conf.github.bot_login or port.login() or ACTIONS_BOT
+        login = bot_login(conf, port)
         ctx = review.Context(head_sha, base_sha, base_ref or base_sha[:12], login, head.stats, reminder,
                              conf.github.inline_comments, link if repo_url else None)
         plan = review.plan(parts, changed, port.issue_comments(number), port.review_comments(number), ctx)
-        out.step_summary = plan.summary.replace(review.SUMMARY_MARKER + "\n", "", 1)
+        out.step_summary = _job_summary(plan)
         _apply(port, number, head_sha, plan, parts, changed, ctx, out)
     except GitHubError as exc:
         if exc.forbidden:
@@ -182,7 +179,7 @@ def _apply(port: Port, number: int, head_sha: str, plan: review.Plan, parts: rev
                             "they are in the summary comment instead")
             fallback = review.plan(parts, changed, [], [], replace(ctx, inline_comments=False))
             plan = replace(fallback, resolve=plan.resolve, summary_id=plan.summary_id)
-            out.step_summary = plan.summary.replace(review.SUMMARY_MARKER + "\n", "", 1)
+            out.step_summary = _job_summary(plan)
     for r in plan.resolve:
         port.reply_to_review_comment(number, r.comment.id, r.reply)
         port.edit_review_comment(number, r.comment.id, r.body)
@@ -196,6 +193,16 @@ def _apply(port: Port, number: int, head_sha: str, plan: review.Plan, parts: rev
         out.logs.append(f"benchbot: updated the summary comment {plan.summary_id}")
     else:
         out.logs.append(f"benchbot: the summary comment {plan.summary_id} is up to date")
+
+
+def bot_login(conf: Config, port: Port) -> str:
+    """Whose comments are the bot's: the configured login, else the token's own (GET /user),
+    else the Actions bot (GitHub refuses GET /user to the token it gives a workflow)."""
+    return conf.github.bot_login or port.login() or ACTIONS_BOT
+
+
+def _job_summary(plan: review.Plan) -> str:
+    return plan.summary.replace(review.SUMMARY_MARKER + "\n", "", 1)
 
 
 def _fallback_summary(parts: review.Split, head_sha: str) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from bot import rules
 from bot.findings import Finding
-from bot.github.diff import Changes
+from bot.github.diff import Changes, hunk_start
 from bot.github.port import Comment, DraftComment, ReviewComment
 from bot.report import Stats, checked_text, count_text, paragraph, plural, rule_sections
 from bot.report import markdown as md
@@ -62,10 +62,10 @@ def suggestion(f: Finding, path: str, visible: frozenset[int]) -> Suggestion | N
     hunks = [i for i, ln in enumerate(diff) if ln.startswith("@@")]
     if len(hunks) != 1:
         return None
-    m = re.match(r"@@ -(\d+)(?:,\d+)? ", diff[hunks[0]])
-    if m is None:
+    header = hunk_start(diff[hunks[0]])
+    if header is None:
         return None
-    old = int(m.group(1))
+    old = header[0]
     removed: list[int] = []
     added: list[str] = []
     before: tuple[int, str] | None = None  # the context line just above the change
@@ -110,23 +110,19 @@ def anchor(f: Finding, changes: Changes, taken: frozenset[tuple[str, int]] = fro
     return (free or lines)[0] if lines else None
 
 
-def _fence(text: str) -> str:
-    return "`" * max(3, md._longest_run(text, "`") + 1)
-
-
 def inline_body(f: Finding, at: tuple[str, int], sug: Suggestion | None, link: Link | None) -> str:
     out = [finding_marker(f.fingerprint),
            f"{md.ICON[f.severity]} **{md.escape(f.code)} {md.code(f.rule)}** ({f.severity.label})", "",
            md.escape(f.message)]
     if (f.path, f.line) != at:
-        out += ["", f"Reported at {md._where(f.path, f.line, link)} (\"this line\" above), a line this pull "
+        out += ["", f"Reported at {md.where(f.path, f.line, link)} (\"this line\" above), a line this pull "
                     "request does not change; this comment sits on the pull request's own line it involves."]
     others = [r for r in f.related if (r.path, r.line) != at]
     if others:
         out.append("")
-        out += [f"- {md._where(r.path, r.line, link)}: {md.escape(r.note)}" for r in others]
+        out += [f"- {md.where(r.path, r.line, link)}: {md.escape(r.note)}" for r in others]
     if sug is not None:
-        fence = _fence(sug.text)
+        fence = md.code_fence(sug.text)
         out += ["", f"Suggested fix: {md.escape(f.fix.description if f.fix else '')}", "",
                 f"{fence}suggestion", sug.text, fence]
     elif f.fix is not None:

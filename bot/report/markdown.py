@@ -66,16 +66,16 @@ def _heading(group: list[Finding]) -> str:
 
 
 def _finding(f: Finding, link: Link | None) -> list[str]:
-    out = [f"- {_where(f.path, f.line, link)}: {escape(f.message)}"]
+    out = [f"- {where(f.path, f.line, link)}: {escape(f.message)}"]
     for r in f.related:
-        out.append(f"  - {_where(r.path, r.line, link)}: {escape(r.note)}")
+        out.append(f"  - {where(r.path, r.line, link)}: {escape(r.note)}")
     if f.entries:
         label = "entry" if len(f.entries) == 1 else "entries"
         out.append(f"  - {label}: " + ", ".join(code(e) for e in f.entries))
     if f.fix is not None:
         kind = "safe to apply" if f.fix.safe else "review before applying"
         diff = f.fix.diff.rstrip("\n").replace("\r\n", "\n").replace("\r", "\n")
-        fence = "`" * max(3, _longest_run(diff, "`") + 1)
+        fence = code_fence(diff)
         out += ["", f"  <details><summary>Fix: {_html(f.fix.description)} \u2014 {kind}</summary>", "",
                 f"  {fence}diff"]
         out += [f"  {line}".rstrip() for line in diff.split("\n")]
@@ -83,7 +83,13 @@ def _finding(f: Finding, link: Link | None) -> list[str]:
     return out
 
 
-def _where(path: str, line: int, link: Link | None) -> str:
+def code_fence(text: str) -> str:
+    """Backticks that open and close a fenced block holding ``text``: longer than any run in it."""
+    return "`" * max(3, _longest_run(text, "`") + 1)
+
+
+def where(path: str, line: int, link: Link | None) -> str:
+    """``path:line`` as a code span, linked when ``link`` is given."""
     label = code(f"{path}:{line}" if line >= 1 else path)
     if link is None:
         return label

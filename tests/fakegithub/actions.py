@@ -9,7 +9,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from .api import ApiError, Ctx, Reply, missing, not_found, paginate, route, wrong_type
+from .api import ApiError, Ctx, Reply, found, missing, not_found, paginate, route, wrong_type
 from .state import Json, Repo, State, Workflow
 
 DOC_DISPATCH = "https://docs.github.com/rest/actions/workflows#create-a-workflow-dispatch-event"
@@ -229,9 +229,7 @@ def list_workflow_runs(ctx: Ctx) -> Reply:
 
 @route("GET", r"{repo}/actions/runs/(?P<id>\d+)")
 def get_run(ctx: Ctx) -> Reply:
-    run = ctx.repo().runs.get(ctx.num("id"))
-    if run is None:
-        raise not_found()
+    run = found(ctx.repo().runs, ctx.num("id"))
     return Reply(200, dict(run))
 
 

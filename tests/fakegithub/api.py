@@ -9,11 +9,12 @@ import re
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from .state import Issue, Json, Pull, Repo, State, Token
+from .state import Issue, Json, Pull, Repo, State, Stored, Token
 
 DOCS = "https://docs.github.com/rest"
+T = TypeVar("T")
 NOT_INTEGRATION = "Resource not accessible by integration"
 BODY_MAX = 65536
 
@@ -41,6 +42,13 @@ class ApiError(Exception):
 
 def not_found() -> ApiError:
     return ApiError(404, "Not Found")
+
+
+def found(table: dict[Any, T], key: Any) -> T:
+    """``table[key]``, or GitHub's 404."""
+    if key not in table:
+        raise not_found()
+    return table[key]
 
 
 def missing(name: str, doc: str = DOCS) -> ApiError:
@@ -95,16 +103,10 @@ class Ctx:
         return int(self.match.group(name))
 
     def repo(self) -> Repo:
-        r = self.state.repos.get(f"{self.arg('owner')}/{self.arg('repo')}")
-        if r is None:
-            raise not_found()
-        return r
+        return found(self.state.repos, f"{self.arg('owner')}/{self.arg('repo')}")
 
     def issue(self, repo: Repo, name: str = "number") -> Issue:
-        i = repo.issues.get(self.num(name))
-        if i is None:
-            raise not_found()
-        return i
+        return found(repo.issues, self.num(name))
 
     def pull(self, repo: Repo, name: str = "number") -> tuple[Issue, Pull]:
         i = self.issue(repo, name)
@@ -192,3 +194,35 @@ def paginate(ctx: Ctx, items: list[Any], key: str | None = None) -> Reply:
     headers = {"Link": ", ".join(links)} if links else {}
     payload: Any = {"total_count": len(items), key: chunk} if key else chunk
     return Reply(200, payload, headers)
+
+
+def comment_routes(path: str, kind: str, reactions_key: str, resource: str, doc: str) -> None:
+    """GET, PATCH (body) and DELETE of one comment, the same for issue comments and review
+    comments: ``kind`` names the Repo table (``{kind}s``) and the renderer (``render_{kind}``)."""
+    table = f"{kind}s"
+
+    def lookup(ctx: Ctx) -> tuple[Repo, Stored]:
+        repo = ctx.repo()
+        return repo, found(getattr(repo, table), ctx.num("id"))
+
+    def render(ctx: Ctx, repo: Repo, c: Stored) -> Json:
+        fn: Callable[[Repo, Stored], Json] = getattr(ctx.state, f"render_{kind}")
+        return fn(repo, c)
+
+    @route("GET", path)
+    def get_comment(ctx: Ctx) -> Reply:
+        repo, c = lookup(ctx)
+        return Reply(200, render(ctx, repo, c))
+
+    @route("PATCH", path)
+    def update_comment(ctx: Ctx) -> Reply:
+        repo, c = lookup(ctx)
+        c.data.update(body=ctx.text("body", resource, doc), updated_at=ctx.state.now())
+        return Reply(200, render(ctx, repo, c))
+
+    @route("DELETE", path)
+    def delete_comment(ctx: Ctx) -> Reply:
+        repo, c = lookup(ctx)
+        del getattr(repo, table)[c.data["id"]]
+        repo.reactions.pop((reactions_key, c.data["id"]), None)
+        return Reply(204)

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from .api import NOT_INTEGRATION, ApiError, Ctx, Reply, not_found, paginate, route, validation_failed
-from .state import LEGACY, REACTIONS, Json, Repo, Stored
+from .api import (
+    NOT_INTEGRATION,
+    ApiError,
+    Ctx,
+    Reply,
+    comment_routes,
+    found,
+    not_found,
+    paginate,
+    route,
+    validation_failed,
+)
+from .state import LEGACY, REACTIONS, Json, Repo
 
 DOC_COMMENTS = "https://docs.github.com/rest/issues/comments"
 DOC_REACTIONS = "https://docs.github.com/rest/reactions/reactions"
@@ -105,35 +116,8 @@ def create_issue_comment(ctx: Ctx) -> Reply:
     return Reply(201, ctx.state.render_issue_comment(repo, stored), {"Location": stored.data["url"]})
 
 
-def _issue_comment(ctx: Ctx, repo: Repo) -> Stored:
-    c = repo.issue_comments.get(ctx.num("id"))
-    if c is None:
-        raise not_found()
-    return c
-
-
-@route("GET", r"{repo}/issues/comments/(?P<id>\d+)")
-def get_issue_comment(ctx: Ctx) -> Reply:
-    repo = ctx.repo()
-    return Reply(200, ctx.state.render_issue_comment(repo, _issue_comment(ctx, repo)))
-
-
-@route("PATCH", r"{repo}/issues/comments/(?P<id>\d+)")
-def update_issue_comment(ctx: Ctx) -> Reply:
-    repo = ctx.repo()
-    c = _issue_comment(ctx, repo)
-    body = ctx.text("body", "IssueComment", f"{DOC_COMMENTS}#update-an-issue-comment")
-    c.data.update(body=body, updated_at=ctx.state.now())
-    return Reply(200, ctx.state.render_issue_comment(repo, c))
-
-
-@route("DELETE", r"{repo}/issues/comments/(?P<id>\d+)")
-def delete_issue_comment(ctx: Ctx) -> Reply:
-    repo = ctx.repo()
-    c = _issue_comment(ctx, repo)
-    del repo.issue_comments[c.data["id"]]
-    repo.reactions.pop(("comment", c.data["id"]), None)
-    return Reply(204)
+comment_routes(r"{repo}/issues/comments/(?P<id>\d+)", "issue_comment", "comment", "IssueComment",
+               f"{DOC_COMMENTS}#update-an-issue-comment")
 
 
 # -- reactions --------------------------------------------------------------------------------------
@@ -143,10 +127,9 @@ def _reaction_target(ctx: Ctx, repo: Repo) -> tuple[str, int]:
     """The reactions key for the matched subject: an issue comment, an issue, or a review comment."""
     if "id" in ctx.match.groupdict() and ctx.match.group("id") is not None:
         if "/pulls/comments/" in ctx.path:
-            if ctx.num("id") not in repo.review_comments:
-                raise not_found()
+            found(repo.review_comments, ctx.num("id"))
             return ("review_comment", ctx.num("id"))
-        _issue_comment(ctx, repo)
+        found(repo.issue_comments, ctx.num("id"))
         return ("comment", ctx.num("id"))
     return ("issue", ctx.issue(repo).number)
 

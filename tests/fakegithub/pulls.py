@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .api import Ctx, Reply, missing, not_found, paginate, route, unprocessable, wrong_type
+from .api import Ctx, Reply, comment_routes, missing, not_found, paginate, route, unprocessable, wrong_type
 from .diff import Patch
 from .state import Issue, Json, Pull, Repo, Stored
 
@@ -187,35 +187,8 @@ def create_review_comment(ctx: Ctx) -> Reply:
     return Reply(201, ctx.state.render_review_comment(repo, c), {"Location": c.data["url"]})
 
 
-def _review_comment(ctx: Ctx, repo: Repo) -> Stored:
-    c = repo.review_comments.get(ctx.num("id"))
-    if c is None:
-        raise not_found()
-    return c
-
-
-@route("GET", r"{repo}/pulls/comments/(?P<id>\d+)")
-def get_review_comment(ctx: Ctx) -> Reply:
-    repo = ctx.repo()
-    return Reply(200, ctx.state.render_review_comment(repo, _review_comment(ctx, repo)))
-
-
-@route("PATCH", r"{repo}/pulls/comments/(?P<id>\d+)")
-def update_review_comment(ctx: Ctx) -> Reply:
-    repo = ctx.repo()
-    c = _review_comment(ctx, repo)
-    body = ctx.text("body", "PullRequestReviewComment", f"{DOC_COMMENTS}#update-a-review-comment-for-a-pull-request")
-    c.data.update(body=body, updated_at=ctx.state.now())
-    return Reply(200, ctx.state.render_review_comment(repo, c))
-
-
-@route("DELETE", r"{repo}/pulls/comments/(?P<id>\d+)")
-def delete_review_comment(ctx: Ctx) -> Reply:
-    repo = ctx.repo()
-    c = _review_comment(ctx, repo)
-    del repo.review_comments[c.data["id"]]
-    repo.reactions.pop(("review_comment", c.data["id"]), None)
-    return Reply(204)
+comment_routes(r"{repo}/pulls/comments/(?P<id>\d+)", "review_comment", "review_comment", "PullRequestReviewComment",
+               f"{DOC_COMMENTS}#update-a-review-comment-for-a-pull-request")
 
 
 # -- reviews -----------------------------------------------------------------------------------------

@@ -226,3 +226,15 @@ def test_unreadable_event_payload(tmp_path: Any, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("GITHUB_EVENT_PATH", str(bad))
     assert main(["event"]) == 2
     assert f"{bad}:2:" in capsys.readouterr().err
+
+
+def test_inline_comments_refused_by_github_go_to_the_summary(seed_pr: PR, capsys: pytest.CaptureFixture[str]) -> None:
+    seed_pr.gh.fail("POST", r"/repos/acme/bench/pulls/\d+/reviews", status=422,
+                    body={"message": "Unprocessable Entity",
+                          "errors": ["Pull request review thread line must be part of the diff"]})
+    assert seed_pr.run("opened")[0] == 1
+    assert seed_pr.gh.reviews(REPO, 7) == [] and seed_pr.gh.review_comments(REPO, 7) == []
+    [summary] = seed_pr.gh.issue_comments(REPO, 7)
+    assert "introduces 4 findings" in summary["body"] and "inline comment" not in summary["body"]
+    assert summary["body"].count("```diff") == 2
+    assert "they are in the summary comment instead" in capsys.readouterr().err
