@@ -144,7 +144,8 @@ class Finding:
         return replace(self, path=renames.get(self.path, self.path), related=related, key=key)
 
     def text(self) -> str:
-        return f"{self.path}:{self.line}:{self.column}: {self.code} {self.message} [{self.rule}]"
+        """The canonical one-line form: ``path:line:col: error BB103 message [rule]``."""
+        return f"{self.path}:{self.line}:{self.column}: {self.severity.label} {self.code} {self.message} [{self.rule}]"
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.column, self.rule, self.message)

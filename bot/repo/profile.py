@@ -91,7 +91,7 @@ class Variant:
 
 DEFAULT_VARIANTS: tuple[Variant, ...] = (
     Variant("mtp", suffix="_mtp", when={"spec-decoding": "mtp"}, env="SPEC_DECODING", var="SPEC_SUFFIX",
-            snippet="SPEC_SUFFIX=$([[ \"$SPEC_DECODING\" == \"mtp\" ]] && printf '_mtp' || printf '')"),
+            snippet="SPEC_SUFFIX=$([[ \"${SPEC_DECODING:-}\" == \"mtp\" ]] && printf '_mtp' || printf '')"),
     Variant("framework", suffix="_{framework}", env="FRAMEWORK", var="FRAMEWORK_SUFFIX"),
     Variant("agentic", when={"@scenario": AGENTIC}, folder=("fixed_seq_len/", "agentic/"),
             env="SCENARIO_SUBDIR"),
@@ -121,6 +121,13 @@ class Profile:
     workspace: str = "/github/workspace"
     workspace_aliases: tuple[str, ...] = ("/workspace/", "/github/workspace/")
     wrappers: tuple[str, ...] = ()  # extra wrapper commands, added to the built-in ones
+    # Commands that take the job out of the repo's shell files: running one hands the entry
+    # to that tool (with the recipe files its additional-settings name).
+    external_tools: tuple[str, ...] = ("srtctl",)
+    # Recipe path prefix as the tool sees it -> the repo folder that keeps such recipes (the
+    # launcher copies them into the tool's checkout); a path is also looked up as written.
+    recipe_roots: Mapping[str, str] = field(
+        default_factory=lambda: {"recipes/": "benchmarks/multi_node/srt-slurm-recipes/"})
     variants: tuple[Variant, ...] = DEFAULT_VARIANTS
     max_paths: int = 16
     # Search-space fields that may change which script runs; points that agree on them
@@ -157,6 +164,8 @@ def profile_from_config(data: Mapping[str, Any] | None) -> Profile:
                         (str(v["folder"][0]), str(v["folder"][1])) if v.get("folder") else None,
                         str(v.get("env", "")), str(v.get("var", "")), str(v.get("snippet", "")))
                 for v in value)
+        elif name == "recipe_roots":
+            changes[name] = {str(k): str(v) for k, v in value.items()}
         elif name.startswith("env_"):
             merged = dict(getattr(Profile(), name))
             merged.update({str(k): str(v) for k, v in value.items()})

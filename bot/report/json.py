@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bot.findings import Finding
+from bot.findings import Finding, Related
 from bot.report import Stats
+
+if TYPE_CHECKING:
+    from bot.newonly import Comparison
+
+
+def related_dict(r: Related) -> dict[str, Any]:
+    """A related location; a consequence also names its rule and its own fingerprint."""
+    out: dict[str, Any] = {"path": r.path, "line": r.line, "note": r.note}
+    if r.is_consequence:
+        out["rule"] = r.rule
+        out["fingerprint"] = r.fingerprint
+    return out
 
 
 def as_dict(f: Finding) -> dict[str, Any]:
@@ -18,19 +30,23 @@ def as_dict(f: Finding) -> dict[str, Any]:
         "line": f.line,
         "column": f.column,
         "message": f.message,
-        "related": [{"path": r.path, "line": r.line, "note": r.note} for r in f.related],
+        "related": [related_dict(r) for r in f.related],
         "entries": list(f.entries),
         "fix": {"description": f.fix.description, "diff": f.fix.diff, "safe": f.fix.safe} if f.fix else None,
         "fingerprint": f.fingerprint,
     }
 
 
-def render(findings: list[Finding], stats: Stats, root: str) -> str:
-    doc = {
+def render(findings: list[Finding], stats: Stats, root: str, *, compared: Comparison | None = None) -> str:
+    """With ``compared`` (``--new-from-rev``, ``--baseline``), ``findings`` are the new ones and a
+    ``baseline`` object says what they were compared with: ``{"rev", "new", "existing", "fixed"}``."""
+    doc: dict[str, Any] = {
         "version": 1,
         "root": root,
         "findings": [as_dict(f) for f in findings],
         "stats": {"files": stats.files, "entries": stats.entries, "launchers": stats.launchers,
                   "scripts": stats.scripts, "seconds": round(stats.seconds, 4)},
     }
+    if compared is not None:
+        doc["baseline"] = compared.as_json()
     return json.dumps(doc, indent=2) + "\n"

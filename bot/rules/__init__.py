@@ -76,8 +76,23 @@ def run(facts: Facts, conf: Config) -> list[Finding]:
         out.extend(f for f in unused_suppression.check_unused(facts.suppressions, used, texts, conf)
                    if not conf.ignored_at(f.rule, f.path))
     out = [dataclasses.replace(f, severity=conf.severity[f.rule]) if f.rule in conf.severity else f for f in out]
+    out = fold(out)
     out.sort(key=lambda f: f.sort_key())
     return out
+
+
+def fold(findings: list[Finding]) -> list[Finding]:
+    """One finding per root cause: a finding that another reported finding lists as its
+    consequence is dropped (it lives on in the cause's ``related``). A consequence whose
+    cause is suppressed, ignored or disabled stays a finding of its own."""
+    absorbed = {r.fingerprint for f in findings for r in f.consequences}
+    if not absorbed:
+        return findings
+    causes = {f.fingerprint for f in findings}
+    # two findings that list each other would both vanish: keep those
+    mutual = {fp for f in findings if f.fingerprint in absorbed for r in f.consequences
+              if (fp := r.fingerprint) in causes and fp in absorbed}
+    return [f for f in findings if f.fingerprint not in absorbed or f.fingerprint in mutual]
 
 
 def suppress(findings: list[Finding], suppressions: Mapping[str, list[Suppression]]

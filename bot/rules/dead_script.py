@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from bot.config import Config
 from bot.findings import Finding, Related, Severity
@@ -41,9 +42,35 @@ SEVERITY = Severity.WARNING
 SUMMARY = "a benchmark script that no entry, script or workflow runs"
 
 
-def check(facts: Facts, conf: Config) -> Iterator[Finding]:
+def subject(script: str) -> str:
+    """The fingerprint key of a dead script (its path): shared with the rules whose
+    findings carry it as a consequence."""
+    return script
+
+
+@dataclass(frozen=True)
+class Dead:
+    """A benchmark script nothing runs, and what is known of why."""
+
+    script: str
+    because: str = ""  # "variant": a launcher ignores its variant; "moved": an entry looks for it elsewhere
+    entries: tuple[str, ...] = ()  # entries that would run it
+    launcher: str = ""
+    variant: str = ""
+    line: int = 0  # the launcher line that builds the path without the variant
+    wanted_by: str = ""  # the entry that looks for a script of this name at ...
+    wanted_at: str = ""  # ... this path
+
+
+def dead_scripts(facts: Facts) -> dict[str, Dead]:
+    """Every benchmark script no entry, script or workflow runs (memoized on the facts)."""
+    memo = facts.memo
+    if "dead-scripts" in memo:
+        return memo["dead-scripts"]  # type: ignore[no-any-return]
+    out: dict[str, Dead] = {}
+    memo["dead-scripts"] = out
     if not facts.runs:
-        return  # no entry could be resolved (no configs, or another layout): nothing to compare with
+        return out  # no entry could be resolved (no configs, or another layout): nothing to compare with
     reached: set[str] = set()
     patterns = []
     for run in facts.runs:
@@ -84,22 +111,32 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
             continue  # a launcher that could run it does not parse: unknowable
         if any(base.startswith(head) and gpu in base for head, gpu in unresolved):
             continue  # its entry's runner label or launcher is missing: reported there
-        related: list[Related] = []
         if script in why:
             names, launcher, variant, line = why[script]
-            message = (f"no entry runs this script: it would run for {entries_text(sorted(names))} if "
-                       f"{launcher.rsplit('/', 1)[-1]} dispatched {variant} scripts")
-            related.append(Related(launcher, line, "the launcher line that builds the script path without "
-                                                   f"the {variant} variant"))
+            out[script] = Dead(script, "variant", tuple(sorted(names)), launcher, variant, line)
         elif base in wanted:
             name, path = wanted[base]
-            message = (f"no entry runs this script, but {name} looks for a script of this name at {path} "
-                       "(see missing-script): is it in the wrong folder?")
-            related.append(Related(path, 1, f"where {name} looks for it"))
+            out[script] = Dead(script, "moved", wanted_by=name, wanted_at=path)
+        else:
+            out[script] = Dead(script)
+    return out
+
+
+def check(facts: Facts, conf: Config) -> Iterator[Finding]:
+    for script, dead in dead_scripts(facts).items():
+        related: list[Related] = []
+        if dead.because == "variant":
+            message = (f"no entry runs this script: it would run for {entries_text(list(dead.entries))} if "
+                       f"{dead.launcher.rsplit('/', 1)[-1]} dispatched {dead.variant} scripts")
+            related.append(Related(dead.launcher, dead.line, "the launcher line that builds the script path "
+                                                             f"without the {dead.variant} variant"))
+        elif dead.because == "moved":
+            message = (f"no entry runs this script, but {dead.wanted_by} looks for a script of this name at "
+                       f"{dead.wanted_at} (see missing-script): is it in the wrong folder?")
+            related.append(Related(dead.wanted_at, 1, f"where {dead.wanted_by} looks for it"))
         else:
             message = "no config entry, script or workflow runs this script"
-        yield Finding(ID, CODE, SEVERITY, script, 1, 1, message, tuple(related),
-                      tuple(sorted(why[script][0])) if script in why else (), key=script)
+        yield Finding(ID, CODE, SEVERITY, script, 1, 1, message, tuple(related), dead.entries, key=subject(script))
 
 
 def _unresolved_prefixes(facts: Facts) -> list[tuple[str, str]]:

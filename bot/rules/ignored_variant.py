@@ -24,8 +24,9 @@ Example:
         bash "benchmarks/single_node/${SCENARIO_SUBDIR}${EXP_NAME%%_*}_${PRECISION}_mi300x.sh"
     fi
     ```
-    The ``_mtp`` script that no entry reaches any more is reported as well, by
-    dead-script.
+    The ``_mtp`` script that no entry reaches any more is this finding's consequence
+    (listed with it, not reported again by dead-script), and so is an entry sent to a
+    base script that does not exist either.
 
 Fix:
     Build the variant into the path, as the sibling launcher that already handles it
@@ -36,22 +37,37 @@ Fix:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
-from bot.rules._variants import entries_text, misses, propose_fix
+from bot.rules import dead_script, missing_script
+from bot.rules._fixes import propose_fix
+from bot.rules._variants import Miss, entries_text, misses
 
 ID = "ignored-variant"
 CODE = "BB103"
 SEVERITY = Severity.ERROR
 SUMMARY = "an entry's variant script exists but the launcher dispatches another script"
-# The documented example also leaves the _mtp script unused (see the docstring).
-EXAMPLE_ALSO = ("dead-script",)
+
+
+def subject(facts: Facts, miss: Miss) -> str:
+    """launcher | variant | the path expression that ignores it (whitespace folded)."""
+    text = facts.tree.text(miss.launcher) or ""
+    lines = text.splitlines()
+    construct = ""
+    if 0 < miss.built_at.line <= len(lines):
+        line = lines[miss.built_at.line - 1]
+        word = line[max(miss.built_at.col - 1, 0):]
+        m = re.search(r"\.sh\b", word)
+        construct = re.sub(r"\s+", " ", word[: m.end()] if m else word).strip()
+    return f"{miss.launcher}|{miss.names}|{construct.replace('|', ' ').replace(',', ' ')}"
 
 
 def check(facts: Facts, conf: Config) -> Iterator[Finding]:
+    dead = dead_script.dead_scripts(facts)
     for miss in misses(facts):
         names = sorted(miss.pairs)
         runs_script, should = miss.pairs[names[0]]
@@ -60,21 +76,40 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
         env = ", ".join(sorted({v.env for v in miss.variants if v.env}))
         launcher = miss.launcher.rsplit("/", 1)[-1]
         why = f"this line builds the path without {env or 'the variant'}"
+        gone = " (which does not exist)" if names[0] in miss.missing else ""
         if len(names) == 1:
-            message = (f"{launcher} dispatches {names[0]} to {runs_script}, not to the {variant} script {should}: "
-                       f"{why}")
+            message = (f"{launcher} dispatches {names[0]} to {runs_script}{gone}, not to the {variant} script "
+                       f"{should}: {why}")
         else:
             message = (f"{launcher} dispatches {len(names)} {variant} entries to their base scripts "
-                       f"({entries_text(names)}), e.g. {runs_script} instead of {should}: {why}")
+                       f"({entries_text(names)}), e.g. {runs_script}{gone} instead of {should}: {why}")
         if sibling:
-            message += f" ({sibling.rsplit('/', 1)[-1]} handles it)"
+            message += f" ({sibling.path.rsplit('/', 1)[-1]} handles it)"
         scripts = sorted({s for _, s in miss.pairs.values()})
-        related = [Related(s, 1, f"the {variant} script, never run by this launcher") for s in scripts]
+        dead_here = [s for s in scripts if s in dead]
+        related = [Related(s, 1, f"consequence: the {variant} script is dead (this launcher never runs it)",
+                           dead_script.ID, dead_script.subject(s)) for s in dead_here]
+        related += [Related(s, 1, f"the {variant} script, never run by this launcher") for s in scripts
+                    if s not in dead]
+        stranded = sorted(miss.missing)
         for name in names:
             run = next(r for r, _ in miss.runs if r.entry.name == name)
-            related.append(Related(run.entry.path, run.entry.pos.line, f"{name} ({variant})"))
+            base = miss.pairs[name][0]
+            if name in miss.missing:
+                related.append(Related(run.entry.path, run.entry.pos.line,
+                                       f"{name} ({variant}): runs {base}, which does not exist",
+                                       missing_script.ID, missing_script.subject(name, base)))
+            else:
+                related.append(Related(run.entry.path, run.entry.pos.line, f"{name} ({variant})"))
         if sibling:
-            related.append(Related(sibling, 1, f"a launcher that dispatches {variant} scripts"))
+            related.append(Related(sibling.path, sibling.line, "the line the fix copies" if sibling.line == sibling.end else "the lines the fix copies"))
+        effects = []
+        if dead_here:
+            effects.append(f"{len(dead_here)} script{'s' if len(dead_here) > 1 else ''} left dead")
+        if stranded:
+            effects.append(f"{len(stranded)} {'entries' if len(stranded) > 1 else 'entry'} sent to a script "
+                           "that does not exist")
+        if effects:
+            message += f"; consequences: {', '.join(effects)}"
         yield Finding(ID, CODE, SEVERITY, miss.launcher, miss.built_at.line, miss.built_at.col, message,
-                      tuple(related), tuple(names), fix,
-                      key=f"{variant}|{','.join(sorted({should for _, should in miss.pairs.values()}))}")
+                      tuple(related), tuple(names), fix, key=subject(facts, miss))

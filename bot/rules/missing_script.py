@@ -52,6 +52,11 @@ SEVERITY = Severity.ERROR
 SUMMARY = "an entry resolves to a script that does not exist"
 
 
+def subject(entry: str, script: str) -> str:
+    """The fingerprint key: the entry and the script path it resolves to."""
+    return f"{entry}|{script}"
+
+
 def check(facts: Facts, conf: Config) -> Iterator[Finding]:
     seen: dict[tuple[str, str, str], list[tuple[str, int, str]]] = {}
     entries = {}
@@ -87,4 +92,4 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
             message += f"; closest: {', '.join(near_paths)}"
         related = tuple(Related(p, line, "builds the path") for p, line, _ in where[:3])
         yield Finding(ID, CODE, SEVERITY, path, run.entry.pos.line, run.entry.pos.col, message, related,
-                      (name,), key=f"{name}|{shown}")
+                      (name,), key=subject(name, shown))

@@ -34,20 +34,32 @@ SEVERITY = Severity.WARNING
 SUMMARY = "a launcher that no runner node in runners.yaml would run"
 
 
-def check(facts: Facts, conf: Config) -> Iterator[Finding]:
+def subject(path: str) -> str:
+    return path
+
+
+def unreachable(facts: Facts) -> list[str]:
+    """Launchers no runner node in runners.yaml runs (memoized)."""
+    if "unreachable" in facts.memo:
+        return facts.memo["unreachable"]  # type: ignore[no-any-return]
+    out: list[str] = []
+    facts.memo["unreachable"] = out
     runners = facts.runners
     if runners.path is None or runners.error is not None:
-        return
+        return out
     used = {facts.launcher_of_node(node) for _, node, _ in runners.nodes()}
-    # a launcher that a used launcher runs or links to is reachable too
     used_real = {facts.tree.resolve(p) for p in used}
     for run in facts.runs:
         for d in run.dispatches:
             used_real.add(d.loc.path)
-    for path in facts.launcher_files:
-        if path in used or path in used_real:
-            continue
+    out.extend(p for p in facts.launcher_files if p not in used and p not in used_real)
+    return out
+
+
+def check(facts: Facts, conf: Config) -> Iterator[Finding]:
+    runners = facts.runners
+    for path in unreachable(facts):
         prefix = facts.profile.prefix_of_launcher(path) or path
         yield Finding(ID, CODE, SEVERITY, path, 1, 1,
                       f"no node in {runners.path} is named {prefix}{facts.profile.node_separator}*, "
-                      "so no job runs this launcher", key=path)
+                      "so no job runs this launcher", key=subject(path))

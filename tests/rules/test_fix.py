@@ -32,7 +32,8 @@ def test_fix_applied_makes_the_example_clean(tmp_path: Path, capsys: pytest.Capt
     assert doc["findings"] == [] and code == 0
     # and the patched launcher really routes the MTP entry to its script
     text = (repo / "runners" / "launch_mi300x-amds.sh").read_text()
-    assert "SPEC_SUFFIX=$([[ \"$SPEC_DECODING\" == \"mtp\" ]] && printf '_mtp' || printf '')" in text
+    # copied from launch_mi355x-amds.sh, written so that the set -u launcher survives an unset variable
+    assert "SPEC_SUFFIX=$([[ \"${SPEC_DECODING:-}\" == \"mtp\" ]] && printf '_mtp' || printf '')" in text
     assert "_mi300x${SPEC_SUFFIX}.sh" in text
     proc = subprocess.run(["bash", "-n", "runners/launch_mi300x-amds.sh"], cwd=repo, capture_output=True)
     assert proc.returncode == 0
@@ -46,4 +47,6 @@ def test_fix_without_a_sibling_uses_the_profile_snippet(tmp_path: Path, capsys: 
     _, doc = lint_json(repo, capsys)
     iv = [f for f in doc["findings"] if f["rule"] == "ignored-variant"]  # type: ignore[index]
     assert len(iv) == 3
-    assert all(f["fix"] and "launch_mi355x" not in f["fix"]["description"] for f in iv)
+    assert all(f["fix"] and "computed as" not in f["fix"]["description"] for f in iv)
+    assert [("template" in f["fix"]["description"], "computes it already" in f["fix"]["description"])
+            for f in sorted(iv, key=lambda f: f["path"])] == [(True, False), (True, False), (False, True)]
