@@ -6,6 +6,9 @@ What it does:
     a workflow. A benchmark script in none of these sets is reported, with the reason when
     it is known (e.g. the launcher ignores the variant it was written for). Scripts in
     ``deprecated/`` folders are not considered (``scripts-exclude`` in the profile).
+    A script that is dead because of another finding is listed with that cause instead of
+    on its own: a launcher line that ignores its variant (ignored-variant), an entry that
+    looks for it in another folder (missing-script).
 
 Why is this bad?
     A new script that no job runs usually means the pull request did not do what its

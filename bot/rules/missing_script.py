@@ -4,7 +4,9 @@ What it does:
     Evaluates the launcher for each entry's search-space points and reports an entry
     whose dispatched script path names no file in the repo (a typo in the launcher, a
     renamed precision or model prefix, a script moved to another folder). The closest
-    existing names are suggested.
+    existing names are suggested. Where a script of that name (or the entry's framework
+    variant of it) sits unused in another folder, it was most likely moved: that dead
+    script is listed as this finding's consequence.
 
 Why is this bad?
     The job fails on the GPU runner after waiting for hardware, or, worse, a fallback
@@ -43,6 +45,7 @@ from collections.abc import Iterator
 from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
+from bot.rules import dead_script
 from bot.rules._variants import closest
 from bot.shell.values import describe, known, leading, to_regex, trailing
 
@@ -82,6 +85,13 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
             if item not in where:
                 where.append(item)
     all_scripts = facts.all_benchmark_files()
+    # a dead script of the same name elsewhere: the script moved (or the launcher looks in
+    # the wrong folder); that dead script is a consequence of this cause
+    # (or a framework variant of it, ``x_sglang_mtp.sh`` for ``x_mtp.sh``, left in another folder)
+    dead_by_name: dict[str, list[str]] = {}
+    for script, dead in dead_script.dead_scripts(facts).items():
+        if dead.because in ("moved", ""):
+            dead_by_name.setdefault(posixpath.basename(script), []).append(script)
     for (path, name, shown), where in sorted(seen.items()):
         run = entries[(path, name, shown)]
         launchers = sorted({w[2].rsplit("/", 1)[-1] for w in where})
@@ -90,6 +100,27 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
         message = f"{name} resolves to {shown}, which does not exist (launcher {', '.join(launchers)})"
         if near_paths:
             message += f"; closest: {', '.join(near_paths)}"
-        related = tuple(Related(p, line, "builds the path") for p, line, _ in where[:3])
-        yield Finding(ID, CODE, SEVERITY, path, run.entry.pos.line, run.entry.pos.col, message, related,
+        related = [Related(p, line, "builds the path") for p, line, _ in where[:3]]
+        moved = _moved(dead_by_name, shown, run.entry.fields.get("framework"))
+        if moved:
+            message += (f"; a matching script is at {moved[0]}, which nothing runs: was it moved? "
+                        "(consequence: that script is dead)")
+            related += [Related(m, 1, "consequence: the matching script that nothing runs (dead)",
+                                dead_script.ID, dead_script.subject(m)) for m in moved]
+        yield Finding(ID, CODE, SEVERITY, path, run.entry.pos.line, run.entry.pos.col, message, tuple(related),
                       (name,), key=subject(name, shown))
+
+
+def _moved(dead_by_name: dict[str, list[str]], shown: str, framework: object) -> list[str]:
+    """Dead scripts elsewhere that are the script an entry looks for: the same name, or
+    the name with the entry's framework suffix (``x_sglang_mtp.sh`` for ``x_mtp.sh``)."""
+    base = posixpath.basename(shown)
+    out = [s for s in dead_by_name.get(base, []) if s != shown]
+    if framework and base.endswith(".sh"):
+        stem = base[:-3]
+        for name, scripts in dead_by_name.items():
+            if name == base or not name.endswith(".sh"):
+                continue
+            if name[:-3].replace(f"_{framework}", "", 1) == stem:
+                out.extend(scripts)
+    return sorted(set(out))

@@ -29,7 +29,7 @@ import difflib
 from collections.abc import Iterator, Mapping
 
 from bot.config import Config
-from bot.findings import Finding, Fix, Severity, file_diff
+from bot.findings import Edit, Finding, Fix, Severity
 from bot.suppress import Suppression, without_rules
 
 ID = "unused-suppression"
@@ -64,7 +64,8 @@ def check_unused(suppressions: Mapping[str, list[Suppression]], used: set[tuple[
             fix = _fix(path, s, {n for n, _ in stale}, texts.get(path))
             message = "unused suppression: " + "; ".join(why for _, why in stale)
             yield Finding(ID, CODE, SEVERITY, path, s.line, s.column, message, fix=fix,
-                          key=f"{s.text.strip()}|{','.join(sorted(n for n, _ in stale))}")
+                          key=f"{path}|{s.text.strip().replace('|', ' ').replace(',', ' ')}|"
+                              f"{','.join(sorted(n for n, _ in stale))}")
 
 
 def _fix(path: str, s: Suppression, drop: set[str], text: str | None) -> Fix | None:
@@ -79,4 +80,4 @@ def _fix(path: str, s: Suppression, drop: set[str], text: str | None) -> Fix | N
     lines[s.line - 1] = "" if new_line is None else new_line + ending
     what = "Delete the suppression comment" if new_line is None or not (set(s.rules) - drop) \
         else f"Remove {', '.join(sorted(drop))} from the suppression"
-    return Fix(what, file_diff(path, text, "".join(lines)), safe=True)
+    return Fix.of(what, [Edit(path, text, "".join(lines))], safe=True)

@@ -130,5 +130,13 @@ def test_misplaced_script_links_missing_and_dead(tmp_path: Path) -> None:
     dead = [f for f in found if f.rule == "dead-script" and "mi355x" in f.path]
     assert len(missing) == 1 and missing[0].entries == ("kimik2.5-int4-mi355x-vllm-mtp",)
     assert "benchmarks/single_node/kimik2.5_int4_mi355x_mtp.sh" in missing[0].message  # closest name
+    # one cause: the dead script in the other folder is the missing script's consequence
+    assert dead == []
+    assert [(r.rule, r.path) for r in missing[0].consequences] == [
+        ("dead-script", "benchmarks/single_node/kimik2.5_int4_mi355x_mtp.sh")]
+    # with missing-script off, the dead script says where its entry looks for it
+    (repo / ".benchbot.yml").write_text("ignore: [missing-script]\n")
+    tree = WorkTree(str(repo))
+    dead = [f for f in lint(tree, load_config(tree)).findings if f.rule == "dead-script" and "mi355x" in f.path]
     assert len(dead) == 1 and "wrong folder" in dead[0].message
     assert "kimik2.5-int4-mi355x-vllm-mtp" in dead[0].message

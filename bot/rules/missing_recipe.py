@@ -1,0 +1,144 @@
+"""missing-recipe: an entry hands a recipe the repo should keep, and does not, to a job tool.
+
+What it does:
+    For an entry whose launcher runs no benchmark script but hands the job to an external
+    tool (``srtctl apply -f "$CONFIG_FILE"``; the profile's ``external-tools``), looks up
+    every recipe its ``additional-settings`` name (``CONFIG_FILE=recipes/...yaml``, any
+    ``:override[N]`` selector split off) where the repo keeps recipes: under a
+    ``recipe-roots`` folder (``recipes/`` -> ``benchmarks/multi_node/srt-slurm-recipes/``)
+    or at the path as written. A recipe whose folder is in the repo but whose file is not
+    is reported at the entry's ``additional-settings`` line, with the closest existing
+    names. Recipes of folders the repo does not have come from the tool's own repository
+    (cloned at run time): they are not reported, only counted in the summary.
+
+Why is this bad?
+    The launcher copies the repo's recipe folder into the tool's checkout and submits the
+    job; the file is not there, so the job fails on the cluster after the runner waited
+    for nodes (a typo, or a recipe deleted or renamed while the entry still names it).
+
+Example:
+    ```yaml
+    # file: configs/nvidia-master.yaml
+    # the folder has ctx1_gen2_dep8.yaml, not ctx1_gen2_dep16.yaml
+    dsr1-fp4-gb200-dynamo-trt:
+      image: nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.8.1
+      model: nvidia/DeepSeek-R1-0528-FP4-V2
+      model-prefix: dsr1
+      runner: gb200-multinode
+      precision: fp4
+      framework: dynamo-trt
+      multinode: true
+      disagg: true
+      scenarios:
+        fixed-seq-len:
+        - isl: 8192
+          osl: 1024
+          search-space:
+          - conc-list: [64, 128]
+            prefill:
+              num-worker: 1
+              tp: 4
+              ep: 4
+              dp-attn: true
+              additional-settings:
+              - "CONFIG_FILE=recipes/trtllm/gb200-fp4/8k1k/ctx1_gen2_dep16.yaml"
+            decode:
+              num-worker: 2
+              tp: 8
+              ep: 8
+              dp-attn: true
+    ```
+
+    ```yaml
+    # file: configs/runners.yaml
+    labels:
+      mi300x:
+        - mi300x-amds_0
+        - mi300x-amds_1
+      gb200-multinode:
+        - gb200-nv_0
+    ```
+
+    ```sh
+    # file: runners/launch_gb200-nv.sh
+    #!/usr/bin/env bash
+    git clone https://github.com/NVIDIA/srt-slurm.git srt-slurm && cd srt-slurm || exit 1
+    cp -rT "$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes/trtllm" recipes/trtllm
+    srtctl apply -f "$CONFIG_FILE" --tags "gb200,${MODEL_PREFIX}"
+    ```
+
+    ```yaml
+    # file: benchmarks/multi_node/srt-slurm-recipes/trtllm/gb200-fp4/8k1k/ctx1_gen2_dep8.yaml
+    name: ctx1_gen2_dep8
+    model:
+      path: dsr1-fp4
+      container: nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.8.1
+    ```
+
+Fix:
+    Point the setting at the recipe that exists (the message names the closest), or add
+    the recipe under the repo's recipe folder. A recipe that lives only in the tool's
+    repository belongs in a folder the repo does not keep.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator
+
+from bot.config import Config
+from bot.findings import Finding, Related, Severity
+from bot.repo.facts import Facts
+from bot.repo.jobs import Job, RecipeRef
+from bot.rules._variants import closest
+
+ID = "missing-recipe"
+CODE = "BB109"
+SEVERITY = Severity.ERROR
+SUMMARY = "an entry hands a job tool a recipe file the repo should keep and does not"
+
+
+def check(facts: Facts, conf: Config) -> Iterator[Finding]:
+    jobs = facts.jobs
+    for job in jobs.jobs:
+        groups: dict[str, list[RecipeRef]] = {}
+        for ref in job.refs:
+            recipe = jobs.recipe(ref)
+            if recipe.expected is not None:
+                groups.setdefault(recipe.expected, []).append(ref)
+        for expected, refs in groups.items():
+            yield _finding(facts, job, expected, refs)
+
+
+def _finding(facts: Facts, job: Job, expected: str, refs: list[RecipeRef]) -> Finding:
+    entry, first = job.entry, refs[0]
+    near = _closest(facts, expected)
+    at = job.handoffs[0].loc
+    message = f"{entry.name} hands {first.setting}={first.value} to {job.tool}, but {expected} does not exist"
+    if near:
+        message += f"; closest: {', '.join(_as_setting(facts, p, first.path) for p in near)}"
+    related = [Related(entry.path, r.pos.line, "names it again") for r in refs[1:4]]
+    related.append(Related(at.path, at.line, f"hands the recipe to {job.tool}"))
+    return Finding(ID, CODE, SEVERITY, entry.path, first.pos.line, first.pos.col, message, tuple(related),
+                   (entry.name,), key=f"{entry.name}|{expected}")
+
+
+def _closest(facts: Facts, expected: str) -> list[str]:
+    """Existing recipes whose names are closest, in the recipe's root folder."""
+    roots = [r.rstrip("/") for r in facts.profile.recipe_roots.values()]
+    top = next((r for r in roots if expected.startswith(r + "/")), posixpath.dirname(expected))
+    options = [p for p in facts.tree.glob([f"{top}/**/*.yaml", f"{top}/**/*.yml"])]
+    names = closest(posixpath.basename(expected), sorted({posixpath.basename(p) for p in options}))
+    folder = posixpath.dirname(expected)
+    ranked = sorted((p for p in options if posixpath.basename(p) in names),
+                    key=lambda p: (names.index(posixpath.basename(p)), posixpath.dirname(p) != folder, p))
+    return ranked[:3]
+
+
+def _as_setting(facts: Facts, repo_path: str, like: str) -> str:
+    """A repo recipe path as the setting would name it (``recipes/...``), like the one named."""
+    for prefix, root in facts.profile.recipe_roots.items():
+        root = root.rstrip("/") + "/"
+        if like.startswith(prefix) and repo_path.startswith(root):
+            return prefix + repo_path[len(root):]
+    return repo_path
