@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 import sys
 from collections.abc import Sequence
 
-from bot import rules
+from bot import cli_compare, cli_fix, rules
 from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding, Severity
-from bot.repo.tree import Tree, TreeError, open_tree
+from bot.newonly import Comparison
+from bot.repo.tree import Tree, TreeError, find_root, open_tree
 from bot.report import Stats
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+# stdout was closed under us (`benchbot lint | head -1`): 128 + SIGPIPE, what the shell reports for a
+# C tool the signal killed; kept apart from 1 (findings) so that `set -o pipefail` scripts can tell.
+EXIT_PIPE = 141
 FORMATS = ("text", "json", "sarif", "github", "markdown")
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="benchbot", description="Static dispatch linter for GPU benchmark repos.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = p.add_subparsers(dest="command", required=True)
     lint = sub.add_parser("lint", help="lint a benchmark repo (work tree or git revision)")
     lint.add_argument("path", nargs="?", default=".", help="repo root (default: .)")
@@ -36,8 +40,13 @@ def _parser() -> argparse.ArgumentParser:
     lint.add_argument("--fail-on", choices=("error", "warning", "info"), help="lowest severity that fails")
     lint.add_argument("--show-fixes", action="store_true", help="print proposed fixes as diffs (text)")
     lint.add_argument("--timings", action="store_true", help="print phase timings to stderr")
+    lint.add_argument("--statistics", action="store_true",
+                      help="print the number of findings per rule instead of the findings (text)")
+    cli_compare.add_arguments(lint)  # --staged, --new-from-rev, --baseline, --write-baseline
+    cli_fix.add_arguments(lint)  # --fix, --unsafe-fixes
     dispatch = sub.add_parser("dispatch", help="show the script every (entry, launcher) pair runs")
-    dispatch.add_argument("path", nargs="?", default=".", help="repo root (default: .)")
+    dispatch.add_argument("path", nargs="?", default=".",
+                          help="the repo, or any folder in it (default: .; the root is found upwards)")
     dispatch.add_argument("--rev", help="a git revision of PATH instead of its work tree")
     dispatch.add_argument("--entry", action="append", help="only these entries (repeatable; glob patterns)")
     dispatch.add_argument("--format", choices=("text", "json"), default="text")
@@ -55,21 +64,53 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _version() -> str:
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("benchbot")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return str(getattr(sys.modules["bot"], "__version__", "0+unknown"))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    """Run one command; its exit code. A closed stdout (the reader of a pipe went away) ends
+    the command quietly with EXIT_PIPE, as the Python docs recommend for SIGPIPE."""
+    try:
+        code = _command(_parser().parse_args(argv))
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
+    except BrokenPipeError:
+        # Python flushes stdout again on exit: point it at devnull so that nothing complains.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):  # stdout is no real file (captured in a test)
+            pass
+        return EXIT_PIPE
+    return code
+
+
+def _command(args: argparse.Namespace) -> int:
     if args.command == "rules":
-        for rid, module in rules.RULES.items():
+        for rid, module in sorted(rules.RULES.items(), key=lambda item: item[1].CODE):
             print(f"{module.CODE}  {rid:<22} {module.SEVERITY.label:<8} {module.SUMMARY}")
         return EXIT_OK
     if args.command == "explain":
+        from bot.report import rule_text
+
         found = rules.resolve_rule(args.rule)
         if found is None:
             print(f"benchbot: unknown rule {args.rule!r}; see 'benchbot rules'", file=sys.stderr)
             return EXIT_USAGE
         module = rules.RULES[found]
         print(f"{found} ({module.CODE}, {module.SEVERITY.label})\n")
-        print(inspect.cleandoc(module.__doc__ or ""))
+        print(rule_text(module))
         return EXIT_OK
+    if args.command in ("lint", "dispatch"):
+        problem = _locate(args)
+        if problem is not None:
+            print(f"benchbot: {problem}", file=sys.stderr)
+            return EXIT_USAGE
     if args.command == "dispatch":
         return _dispatch(args)
     if args.command == "event":
@@ -77,12 +118,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _lint(args)
 
 
+def _locate(args: argparse.Namespace) -> str | None:
+    """Point ``args.path`` at the repo root (found upwards from any folder in it, as git does)
+    and check that the repo has master configs: what is wrong, or None.
+
+    With ``--rev`` or ``--staged`` PATH is the git repo and is taken as it is. A tree or a
+    configuration that cannot be read is left to the command, which reports it.
+    """
+    from bot.repo.profile import Profile
+
+    if args.command == "lint" and cli_compare.usage_error(args):
+        return None  # lint reports options that do not go together first
+    if not (args.rev or getattr(args, "staged", False)):
+        args.path = find_root(args.path, Profile().configs)
+    try:
+        tree = cli_compare.open_head(args) if args.command == "lint" else open_tree(args.path, args.rev)
+        profile = load_config(tree, args.config).profile
+    except (TreeError, ConfigError):
+        return None
+    if tree.glob(profile.configs, profile.configs_exclude):
+        return None
+    where = f"{args.path}@{args.rev}" if args.rev else args.path
+    return f"{where}: no master configs ({' or '.join(profile.configs)}) found; is this a benchmark repo?"
+
+
+def _entry_hint(names: list[str], pattern: str) -> str:
+    """``6 entries; e.g. a, b, c``: the entry names closest to a pattern that matched none."""
+    import difflib
+
+    count = f"{len(names)} {'entry' if len(names) == 1 else 'entries'}"
+    near = difflib.get_close_matches(pattern, sorted(names), n=3, cutoff=0.0)
+    return f"{count}; e.g. {', '.join(near)}" if near else count
+
+
 def _dispatch(args: argparse.Namespace) -> int:
     import fnmatch
     import json
 
     from bot.repo.facts import gather
-    from bot.report.dispatch import rows
+    from bot.report.dispatch import rows, text_line
 
     try:
         tree = open_tree(args.path, args.rev)
@@ -91,15 +165,18 @@ def _dispatch(args: argparse.Namespace) -> int:
         print(f"benchbot: {exc}", file=sys.stderr)
         return EXIT_USAGE
     facts = gather(tree, conf.profile)
+    names = [e.name for e in facts.entries]
+    for pattern in args.entry or ():
+        if not any(fnmatch.fnmatchcase(name, pattern) for name in names):
+            print(f"benchbot: no entry matches {pattern} ({_entry_hint(names, pattern)})", file=sys.stderr)
+            return EXIT_USAGE
     table = [r for r in rows(facts)
              if not args.entry or any(fnmatch.fnmatchcase(str(r["entry"]), pat) for pat in args.entry)]
     if args.format == "json":
         print(json.dumps(table, indent=2))
     else:
         for r in table:
-            mark = {True: "", False: "  (missing)", None: "  (unknown)"}[r["exists"]]  # type: ignore[index]
-            print(f"{r['entry']}  [{r['point']}]  {r['launcher']}  ->  {r['script'] or '(nothing dispatched)'}"
-                  f"{mark}  @{r['built_at']}")
+            print(text_line(r))
     return EXIT_OK
 
 
@@ -172,7 +249,7 @@ def _use_color(tty: bool) -> bool:
 
 
 def _render(fmt: str, findings: list[Finding], stats: Stats, root: str, tree: Tree | None, show_fixes: bool,
-            frames: bool, color: bool = False, rev: bool = False) -> str:
+            frames: bool, color: bool = False, rev: bool = False, compared: Comparison | None = None) -> str:
     """A report in one of FORMATS. ``root``: the repo root (a directory, or ``repo@rev``)."""
     from pathlib import Path
 
@@ -181,7 +258,7 @@ def _render(fmt: str, findings: list[Finding], stats: Stats, root: str, tree: Tr
     from bot.report import text as text_report
 
     if fmt == "json":
-        return json_report.render(findings, stats, root)
+        return json_report.render(findings, stats, root, compared=compared)
     if fmt == "sarif":
         return sarif.render(findings, stats, root_uri=Path(root).as_uri() + "/" if not rev and tree else None)
     if fmt == "github":
@@ -189,7 +266,7 @@ def _render(fmt: str, findings: list[Finding], stats: Stats, root: str, tree: Tr
     if fmt == "markdown":
         return markdown.render(findings, stats)
     return text_report.render(findings, stats, show_fixes=show_fixes, source=tree.text if tree else (lambda _: None),
-                              frames=frames, color=color)
+                              frames=frames, color=color, compared=compared)
 
 
 def _lint(args: argparse.Namespace) -> int:
@@ -198,8 +275,12 @@ def _lint(args: argparse.Namespace) -> int:
     from bot.lint import lint
     from bot.report import text as text_report
 
+    problem = cli_compare.usage_error(args) or cli_fix.usage_error(args)
+    if problem:
+        print(f"benchbot: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     try:
-        tree: Tree = open_tree(args.path, args.rev)
+        tree: Tree = cli_compare.open_head(args)
         conf: Config = load_config(tree, args.config)
         select = _rule_list(args.select)
         ignore = _rule_list(args.ignore)
@@ -213,17 +294,46 @@ def _lint(args: argparse.Namespace) -> int:
         print(f"benchbot: {exc}", file=sys.stderr)
         return EXIT_USAGE
     result = lint(tree, conf)
+    fix_report: list[str] = []
+    if cli_fix.wanted(args):
+        from bot.fix import FixError
+
+        try:
+            fixed = cli_fix.run(args, tree, conf, result)
+        except FixError as exc:
+            print(f"benchbot: cannot fix: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        result, tree, fix_report = fixed.result, fixed.tree, fixed.lines()
+    if args.write_baseline:
+        try:
+            print(cli_compare.save_baseline(args.write_baseline, result.findings), file=sys.stderr)
+        except OSError as exc:
+            print(f"benchbot: cannot write {args.write_baseline}: {exc.strerror}", file=sys.stderr)
+            return EXIT_USAGE
+        return EXIT_OK
+    try:
+        compared, base_seconds = cli_compare.comparison(args, conf, result)
+    except (TreeError, ValueError) as exc:
+        print(f"benchbot: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    findings = result.findings if compared is None else compared.new  # only the new ones are reported
+    stats = replace(result.stats, seconds=result.stats.seconds + base_seconds)
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     to_tty = args.output is None and sys.stdout.isatty()
     frames = to_tty if args.frames is None else args.frames
     root = os.path.abspath(args.path) if not args.rev else tree.root
-    out = _render(fmt, result.findings, result.stats, root, tree, args.show_fixes and fmt == "text", frames,
-                  color=args.output is None and _use_color(sys.stdout.isatty()), rev=bool(args.rev))
+    out = _render(fmt, findings, stats, root, tree, args.show_fixes and fmt == "text", frames,
+                  color=args.output is None and _use_color(sys.stdout.isatty()), rev=bool(args.rev),
+                  compared=compared)
+    if args.statistics and fmt == "text":
+        out = text_report.statistics(findings)
+    if fix_report:  # what --fix changed: before the report in text, on stderr for the machine formats
+        print("\n".join(fix_report), file=sys.stdout if fmt == "text" and args.output is None else sys.stderr)
     if args.sarif_file is not None:
         try:
             with open(args.sarif_file, "w", encoding="utf-8") as fh:
                 # repo-relative URIs, as GitHub code scanning wants them
-                fh.write(_render("sarif", result.findings, result.stats, root, None, False, False))
+                fh.write(_render("sarif", findings, stats, root, None, False, False))
         except OSError as exc:
             print(f"benchbot: cannot write {args.sarif_file}: {exc.strerror}", file=sys.stderr)
             return EXIT_USAGE
@@ -235,11 +345,11 @@ def _lint(args: argparse.Namespace) -> int:
             print(f"benchbot: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
             return EXIT_USAGE
         print(f"benchbot: wrote the {fmt} report to {args.output}: "
-              f"{text_report.summary(result.findings, result.stats)}")
+              f"{text_report.summary(findings, stats, compared=compared)}")
     else:
         sys.stdout.write(out)
     if args.timings:
         for phase, secs in result.facts.timings.items():
             print(f"{phase:>10}: {secs:.3f}s", file=sys.stderr)
-    failing = [f for f in result.findings if f.severity >= conf.fail_on]
+    failing = [f for f in findings if f.severity >= conf.fail_on]
     return EXIT_FINDINGS if failing else EXIT_OK

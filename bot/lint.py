@@ -9,6 +9,7 @@ from bot import rules
 from bot.config import Config
 from bot.findings import Finding
 from bot.repo.facts import Facts, gather
+from bot.repo.jobs import coverage
 from bot.repo.tree import Tree
 from bot.report import Stats
 
@@ -26,5 +27,6 @@ def lint(tree: Tree, conf: Config) -> LintResult:
     findings = rules.run(facts, conf)
     elapsed = time.perf_counter() - t0
     files = len(facts.configs) + len(facts.shell_files()) + (1 if facts.runners.path else 0)
-    stats = Stats(files, len(facts.entries), len(facts.launcher_files), len(facts.scripts), elapsed)
+    stats = Stats(files, len(facts.entries), len(facts.launcher_files), len(facts.scripts), elapsed,
+                  coverage(facts, facts.jobs))
     return LintResult(findings, facts, stats)

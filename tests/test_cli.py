@@ -30,16 +30,21 @@ def test_seed_text_matches_golden(capsys: pytest.CaptureFixture[str]) -> None:
     assert _normalize(out) == (GOLDEN / "seed.txt").read_text()
 
 
-def test_seed_findings_are_the_four_of_the_issue(capsys: pytest.CaptureFixture[str]) -> None:
+def test_seed_findings_are_the_two_causes_of_the_issue(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "lint", str(EXAMPLE), "--format", "json")
     doc = json.loads(out)
     got = sorted((f["rule"], f["path"]) for f in doc["findings"])
     assert got == [
-        ("dead-script", "benchmarks/single_node/fixed_seq_len/kimik2.5_int4_mi300x_mtp.sh"),
-        ("dead-script", "benchmarks/single_node/fixed_seq_len/kimik2.5_int4_mi325x_mtp.sh"),
         ("ignored-variant", "runners/launch_mi300x-amds.sh"),
         ("ignored-variant", "runners/launch_mi325x-amds.sh"),
     ]
+    # each cause carries the _mtp script it leaves dead as a consequence, with the
+    # fingerprint that dead-script finding would have
+    for f, gpu in zip(sorted(doc["findings"], key=lambda f: f["path"]), ("mi300x", "mi325x")):
+        cons = [r for r in f["related"] if r.get("rule")]
+        assert [(r["rule"], r["path"]) for r in cons] == [
+            ("dead-script", f"benchmarks/single_node/fixed_seq_len/kimik2.5_int4_{gpu}_mtp.sh")]
+        assert len(cons[0]["fingerprint"]) == 20 and "1 script left dead" in f["message"]
     assert not any("mi355x" in f["path"] for f in doc["findings"])
 
 
@@ -49,7 +54,7 @@ def test_json_contract(capsys: pytest.CaptureFixture[str]) -> None:
     doc = json.loads(out)
     assert doc["version"] == 1
     assert doc["root"] == str(EXAMPLE)
-    assert set(doc["stats"]) == {"files", "entries", "launchers", "scripts", "seconds"}
+    assert set(doc["stats"]) == {"files", "entries", "launchers", "scripts", "seconds", "coverage"}
     assert doc["stats"]["entries"] == 6 and doc["stats"]["launchers"] == 3
     keys = {"rule", "code", "severity", "path", "line", "column", "message", "related", "entries", "fix",
             "fingerprint"}
@@ -59,7 +64,8 @@ def test_json_contract(capsys: pytest.CaptureFixture[str]) -> None:
         assert re.fullmatch(r"BB\d{3}", f["code"])
         assert re.fullmatch(r"[0-9a-f]{20}", f["fingerprint"])
         for r in f["related"]:
-            assert set(r) == {"path", "line", "note"}
+            # a consequence of the finding also names its rule and its own fingerprint
+            assert set(r) in ({"path", "line", "note"}, {"path", "line", "note", "rule", "fingerprint"})
     iv = [f for f in doc["findings"] if f["rule"] == "ignored-variant"]
     assert all(f["code"] == "BB103" and f["fix"]["diff"].startswith("--- a/runners/") for f in iv)
     assert {tuple(f["entries"]) for f in iv} == {("kimik2.5-int4-mi300x-vllm-mtp",), ("kimik2.5-int4-mi325x-vllm-mtp",)}
@@ -118,10 +124,10 @@ def test_lint_a_git_revision(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     (repo / "benchmarks" / "single_node" / "fixed_seq_len" / "kimik2.5_int4_mi300x_mtp.sh").unlink()
     _, head, _ = run(capsys, "lint", str(repo), "--rev", "HEAD", "--format", "json")
     _, work, _ = run(capsys, "lint", str(repo), "--format", "json")
-    assert len(json.loads(head)["findings"]) == 4
+    assert len(json.loads(head)["findings"]) == 2
     # without the mi300x _mtp script there is nothing to ignore on mi300x
     assert all("mi325x" in f["path"] for f in json.loads(work)["findings"])
-    assert len(json.loads(work)["findings"]) == 2
+    assert len(json.loads(work)["findings"]) == 1
     code, _, err = run(capsys, "lint", str(repo), "--rev", "no-such-rev")
     assert code == 2 and "no-such-rev" in err
 
@@ -144,7 +150,7 @@ def test_python_dash_m(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "bot", "lint", str(EXAMPLE)], capture_output=True, text=True,
                           cwd=ROOT, check=False)
     assert proc.returncode == 1
-    assert proc.stdout.strip().splitlines()[-1].startswith("4 findings (2 errors, 2 warnings)")
+    assert proc.stdout.strip().splitlines()[-1].startswith("2 findings (2 errors)")
 
 
 def test_dispatch_table(capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,12 +28,14 @@ from pre_commit.clientlib import load_manifest  # type: ignore[import-untyped]
 
 from tests.conftest import EXAMPLE, ROOT, copy_repo, git
 
-HOOK_ID = "benchbot"
+HOOK_ID = "benchbot"  # the staged tree, only what the commit introduces
+HOOK_ALL = "benchbot-all"  # every finding of the work tree
+FILES_RE = r"^(configs/|\.github/configs/|runners/|benchmarks/|\.github/workflows/|\.benchbot\.ya?ml$|pyproject\.toml$)"
 
 
-def _manifest_hook() -> dict[str, object]:
+def _manifest_hook(hook_id: str = HOOK_ID) -> dict[str, object]:
     hooks = load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))  # validates against pre-commit's schema
-    (hook,) = [h for h in hooks if h["id"] == HOOK_ID]
+    (hook,) = [h for h in hooks if h["id"] == hook_id]
     return hook  # type: ignore[no-any-return]
 
 
@@ -98,9 +100,11 @@ def lint_json(repo: Path) -> dict[str, list[dict[str, object]]]:
 
 
 def test_manifest_runs_on_dispatch_files_only() -> None:
-    hook = _manifest_hook()
-    assert hook["entry"] == "benchbot lint" and hook["language"] == "python"
-    assert hook["pass_filenames"] is False and hook["require_serial"] is True
+    hook, whole = _manifest_hook(), _manifest_hook(HOOK_ALL)
+    assert hook["entry"] == "benchbot lint --staged" and whole["entry"] == "benchbot lint"
+    for h in (hook, whole):
+        assert h["language"] == "python" and h["pass_filenames"] is False and h["require_serial"] is True
+        assert h["files"] == FILES_RE and h["types_or"] == ["file", "symlink"]
     files = re.compile(str(hook["files"]))
     for path in ("configs/amd-master.yaml", "configs/runners.yaml", ".github/configs/nvidia-master.yaml",
                  "runners/launch_mi300x-amds.sh", "benchmarks/single_node/fixed_seq_len/x.sh",
@@ -112,34 +116,38 @@ def test_manifest_runs_on_dispatch_files_only() -> None:
         assert not files.search(path), path
 
 
-def test_try_repo_fails_on_the_seed_bug(tmp_path: Path, hook_repo: tuple[Path, str],
-                                        pc_env: dict[str, str]) -> None:
-    repo = committed_seed(tmp_path / "seed")
-    code, out = pre_commit_cmd(repo, pc_env, "try-repo", str(hook_repo[0]), HOOK_ID, "--all-files")
+def test_try_repo_fails_on_the_seed_bug_in_the_first_commit(tmp_path: Path, hook_repo: tuple[Path, str],
+                                                             pc_env: dict[str, str]) -> None:
+    """Staged, not committed: there is no HEAD yet, so every finding is new."""
+    repo = copy_repo(EXAMPLE, tmp_path / "seed")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    code, out = pre_commit_cmd(repo, pc_env, "try-repo", str(hook_repo[0]), HOOK_ID)
     assert code == 1, out
     assert re.search(r"^benchbot\.+Failed$", out, re.M), out
-    assert "[ignored-variant]" in out
+    assert "[ignored-variant]" in out and "already on HEAD" not in out
 
 
 def test_hook_skips_unrelated_files_and_passes_once_fixed(tmp_path: Path, hook_repo: tuple[Path, str],
                                                          pc_env: dict[str, str]) -> None:
     path, rev = hook_repo
-    config = yaml.safe_dump({"repos": [{"repo": str(path), "rev": rev, "hooks": [{"id": HOOK_ID}]}]})
+    config = yaml.safe_dump({"repos": [{"repo": str(path), "rev": rev, "hooks": [{"id": HOOK_ALL}]}]})
     repo = committed_seed(tmp_path / "seed", {".pre-commit-config.yaml": config})
 
     code, out = pre_commit_cmd(repo, pc_env, "run", "--all-files")
-    assert code == 1 and re.search(r"^benchbot\.+Failed$", out, re.M), out
-    assert "[ignored-variant]" in out and "[dead-script]" in out
+    assert code == 1 and re.search(r"^benchbot \(whole repo\)\.+Failed$", out, re.M), out
+    assert "[ignored-variant]" in out and "kimik2.5_int4_mi300x_mtp.sh" in out
 
     # a change to a file outside the dispatch chain does not run the (failing) hook
     code, out = pre_commit_cmd(repo, pc_env, "run", "--files", "README.md")
-    assert code == 0 and re.search(r"^benchbot\.+\(no files to check\)Skipped$", out, re.M), out
+    assert code == 0 and re.search(r"^benchbot \(whole repo\)\.+\(no files to check\)Skipped$", out, re.M), out
     # a change to a launcher does, and the hook lints the whole repo, not just that file
     code, out = pre_commit_cmd(repo, pc_env, "run", "--files", "runners/launch_mi300x-amds.sh")
     assert code == 1 and "launch_mi325x-amds.sh" in out, out
 
     findings = lint_json(repo)["findings"]
-    assert sorted(str(f["rule"]) for f in findings) == ["dead-script"] * 2 + ["ignored-variant"] * 2
+    rules = [str(f["rule"]) for f in findings]
+    assert rules.count("ignored-variant") == 2 and set(rules) <= {"dead-script", "ignored-variant"}
     for i, finding in enumerate(f for f in findings if f["rule"] == "ignored-variant"):
         fix = finding["fix"]
         assert isinstance(fix, dict)
@@ -151,4 +159,92 @@ def test_hook_skips_unrelated_files_and_passes_once_fixed(tmp_path: Path, hook_r
     git(repo, "commit", "-q", "--no-verify", "-am", "dispatch the mtp scripts")
 
     code, out = pre_commit_cmd(repo, pc_env, "run", "--all-files")
+    assert code == 0 and re.search(r"^benchbot \(whole repo\)\.+Passed$", out, re.M), out
+
+
+# ------------------------------------------------------------------ the staged hook, through `git commit`
+
+CONFIG = "configs/amd-master.yaml"
+NEW_SCRIPT = "benchmarks/single_node/fixed_seq_len/glm5_int4_mi300x.sh"
+
+
+@pytest.fixture
+def hooked_seed(tmp_path: Path, hook_repo: tuple[Path, str], pc_env: dict[str, str]) -> Path:
+    """The seed with its bugs, committed as is, with the staged hook installed as users install it
+    (``verbose`` so that a passing hook still prints its summary line)."""
+    path, rev = hook_repo
+    config = yaml.safe_dump({"repos": [{"repo": str(path), "rev": rev, "hooks": [{"id": HOOK_ID, "verbose": True}]}]})
+    repo = committed_seed(tmp_path / "seed", {".pre-commit-config.yaml": config})
+    code, out = pre_commit_cmd(repo, pc_env, "install")
+    assert code == 0, out
+    return repo
+
+
+def git_commit(repo: Path, env: dict[str, str], message: str) -> tuple[int, str]:
+    """``git commit`` as a user runs it: the installed pre-commit hook decides."""
+    proc = subprocess.run(["git", "commit", "-m", message], cwd=repo, env=env, capture_output=True, text=True,
+                          timeout=900)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def head(repo: Path) -> str:
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def new_entry(repo: Path) -> None:
+    """Add a config entry (a copy of the first, for another model prefix): its script is glm5_int4_mi300x.sh."""
+    text = (repo / CONFIG).read_text()
+    first = text.split("\n\n", 1)[0]
+    entry = first.replace("kimik2.5-int4-mi300x-vllm:", "glm5-int4-mi300x-vllm:", 1)
+    entry = entry.replace("model-prefix: kimik2.5", "model-prefix: glm5", 1)
+    assert entry != first and "glm5-int4-mi300x-vllm:" in entry
+    (repo / CONFIG).write_text(text.rstrip("\n") + "\n\n" + entry + "\n")
+
+
+def test_commit_with_old_findings_passes(hooked_seed: Path, pc_env: dict[str, str]) -> None:
+    """(a) The repo has findings already; a comment-only edit commits, and the hook says what it did not show."""
+    repo = hooked_seed
+    before = head(repo)
+    n = len(lint_json(repo)["findings"])
+    assert n >= 2
+    (repo / CONFIG).write_text("# AMD entries\n" + (repo / CONFIG).read_text())
+    git(repo, "add", CONFIG)
+    code, out = git_commit(repo, pc_env, "comment")
+    assert code == 0, out
+    assert re.search(r"^benchbot\.+Passed$", out, re.M), out
+    assert f"0 findings; {n} findings already on HEAD not shown" in out, out
+    assert head(repo) != before
+
+
+def test_commit_of_a_new_mistake_fails_naming_only_it(hooked_seed: Path, pc_env: dict[str, str]) -> None:
+    """(b) A new mistake staged: the hook fails and reports it, not the findings already on HEAD."""
+    repo = hooked_seed
+    before = head(repo)
+    (repo / CONFIG).write_text((repo / CONFIG).read_text().replace("runner: mi300x", "runner: mi300x-typo", 1))
+    git(repo, "add", CONFIG)
+    code, out = git_commit(repo, pc_env, "typo")
+    assert code == 1, out
+    assert re.search(r"^benchbot\.+Failed$", out, re.M), out
+    reported = re.findall(r"\[([a-z-]+)\]$", out, re.M)
+    assert reported == ["unknown-runner-label"], out
+    assert re.search(r"^1 finding \(1 error\); \d+ findings already on HEAD not shown", out, re.M), out
+    assert head(repo) == before  # nothing committed
+
+
+def test_the_index_is_what_counts(hooked_seed: Path, pc_env: dict[str, str]) -> None:
+    """(c) A fix that is in the work tree but not staged does not make the commit pass: the new
+    entry is staged, its script exists only in the work tree (untracked: pre-commit does not stash
+    untracked files, so a work-tree lint would see it)."""
+    repo = hooked_seed
+    new_entry(repo)
+    git(repo, "add", CONFIG)
+    shutil.copy(repo / "benchmarks/single_node/fixed_seq_len/kimik2.5_int4_mi300x.sh", repo / NEW_SCRIPT)
+    assert "missing-script" not in {f["rule"] for f in lint_json(repo)["findings"]}  # the work tree is fine
+    code, out = git_commit(repo, pc_env, "glm5 on mi300x")
+    assert code == 1, out
+    assert re.findall(r"\[([a-z-]+)\]$", out, re.M) == ["missing-script"], out
+    assert "glm5_int4_mi300x.sh, which does not exist" in out, out
+    # staged too: the commit goes through
+    git(repo, "add", NEW_SCRIPT)
+    code, out = git_commit(repo, pc_env, "glm5 on mi300x")
     assert code == 0 and re.search(r"^benchbot\.+Passed$", out, re.M), out

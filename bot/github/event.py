@@ -132,11 +132,17 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
         conf = replace(conf, fail_on=opts.fail_on)
     head = lint(head_tree, conf)
     base = lint(base_tree, conf)
-    parts = review.split(head.findings, base.findings)
-    out = Outcome(EXIT_FINDINGS if any(f.severity >= conf.fail_on for f in parts.new) else EXIT_OK)
-    out.logs.append(f"benchbot: #{number} at {head_sha[:12]}: {len(parts.new)} new, {len(parts.old)} already on "
-                    f"{base_ref or base_sha[:12]}")
-    out.findings, out.head_findings, out.stats, out.root = parts.new, head.findings, head.stats, head_tree.root
+    out = Outcome(EXIT_OK, head_findings=head.findings, stats=head.stats, root=head_tree.root)
+
+    def settle(parts: review.Split) -> review.Split:
+        """What the PR introduces decides the exit code and the job log."""
+        out.code = EXIT_FINDINGS if any(f.severity >= conf.fail_on for f in parts.new) else EXIT_OK
+        out.findings = parts.new
+        out.logs[:1] = [f"benchbot: #{number} at {head_sha[:12]}: {len(parts.new)} new, {len(parts.old)} already "
+                        f"on {base_ref or base_sha[:12]}, fixes {len(parts.fixed)}"]
+        return parts
+
+    parts = settle(review.split(head.findings, base.findings))  # renames not known yet: the PR's files say
 
     def link(path: str, line: int) -> str:
         return f"{repo_url}/blob/{head_sha}/{path}" + (f"#L{line}" if line >= 1 else "")
@@ -144,6 +150,7 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
     try:
         port = make_port()
         pr_files = port.pull_files(number)
+        parts = settle(review.split(head.findings, base.findings, review.renamed(pr_files)))
         changed = diff_changes(pr_files)
         reminder = conf.github.recipe_reminder if conf.github.reminds([f.path for f in pr_files]) else None
         login = bot_login(conf, port)

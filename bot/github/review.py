@@ -10,13 +10,14 @@ the same event twice posts nothing new.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from bot import rules
 from bot.findings import Finding
 from bot.github.diff import Changes, hunk_start
-from bot.github.port import Comment, DraftComment, ReviewComment
+from bot.github.port import ChangedFile, Comment, DraftComment, ReviewComment
+from bot.newonly import Comparison, compare
 from bot.report import Stats, checked_text, count_text, paragraph, plural, rule_sections
 from bot.report import markdown as md
 
@@ -31,16 +32,20 @@ def finding_marker(fp: str, resolved: bool = False) -> str:
     return f"<!-- benchbot:finding {fp}{' resolved' if resolved else ''} -->"
 
 
-@dataclass(frozen=True)
-class Split:
-    new: list[Finding]  # on the head, not on the base: what the PR introduces
-    old: list[Finding]  # on both: reported in the summary only, collapsed
+# new: on the head, not on the base (what the PR introduces); old: on both (reported in the
+# summary only, collapsed); fixed: base findings the head no longer has (counted).
+Split = Comparison
 
 
-def split(head: list[Finding], base: list[Finding]) -> Split:
-    """New and pre-existing findings, by stable fingerprint (line numbers move)."""
-    before = {f.fingerprint for f in base}
-    return Split([f for f in head if f.fingerprint not in before], [f for f in head if f.fingerprint in before])
+def split(head: list[Finding], base: list[Finding], renames: Mapping[str, str] | None = None) -> Split:
+    """New, pre-existing and fixed findings, by stable fingerprint (line numbers move), the base
+    mapped through the PR's renames (bot/newonly.py)."""
+    return compare(head, base, renames)
+
+
+def renamed(files: Iterable[ChangedFile]) -> dict[str, str]:
+    """The PR's renames (old path -> new path), from the files API (``status: renamed``)."""
+    return {f.previous_path: f.path for f in files if f.status == "renamed" and f.previous_path}
 
 
 @dataclass(frozen=True)
@@ -219,7 +224,9 @@ def plan(split_: Split, changes: Changes, comments: list[Comment], review_commen
     if p.review:
         p.review_body = (f"benchbot: {plural(len(p.review), 'new finding')} on lines this pull request changed; "
                          "the summary comment lists everything it introduces.")
-    current = {f.fingerprint for f in split_.new} | {f.fingerprint for f in split_.old}
+    # a finding that is now the consequence of another is not fixed: its comment stays open
+    current = {f.fingerprint for f in [*split_.new, *split_.old]} | {
+        r.fingerprint for f in [*split_.new, *split_.old] for r in f.consequences}
     for fp, (c, resolved) in existing.items():
         if resolved or fp in current:
             continue
@@ -247,6 +254,9 @@ def summary_body(split_: Split, p: Plan, resolved_before: int, ctx: Context) -> 
         head.append(line + ".")
     else:
         head.append("\u2705 **This pull request introduces no findings.**")
+    if split_.fixed:
+        head.append(f"It fixes {plural(len(split_.fixed), 'finding')} that "
+                    f"{'is' if len(split_.fixed) == 1 else 'are'} on `{md.escape(ctx.base_ref)}`.")
     if resolved:
         head.append(f"{plural(resolved, 'earlier inline comment')} on fixed findings marked resolved.")
     tail = []

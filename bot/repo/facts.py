@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from bot.repo import jobs as _jobs
 from bot.repo.configs import ConfigFile, Entry, Point, Runners, load_config, load_runners
 from bot.repo.profile import Profile, build_env, is_unknown_env
 from bot.repo.tree import Tree
 from bot.shell import default_parser, ir
-from bot.shell.evaluate import Dispatch, Evaluator, Exited, FileSystem, Loc, Options, Result
+from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Loc, Options, Ran, Result, Sourced
 from bot.shell.values import Val, known, leading, lit, to_regex
 from bot.suppress import Suppression
 from bot.suppress import parse_files as parse_suppressions
@@ -45,6 +46,8 @@ class Run:
     exits_early: bool  # every path exits before dispatching anything
     bound_hit: bool
     exits: tuple[Loc, ...] = ()  # where paths that dispatch nothing end with ``exit``
+    handoffs: tuple[Ran, ...] = ()  # external job tools the launcher runs (srtctl)
+    copies: tuple[Ran, ...] = ()  # ``cp`` commands on the same paths (recipes into the tool's checkout)
 
 
 class _RepoFS(FileSystem):
@@ -71,6 +74,7 @@ class Facts:
     launcher_files: list[str] = field(default_factory=list)
     scripts: list[str] = field(default_factory=list)  # benchmark scripts (dead-script candidates)
     runs: list[Run] = field(default_factory=list)
+    jobs: _jobs.Jobs = field(default_factory=_jobs.Jobs)  # entries handed to external tools, their recipes
     # scripts sourced or run by other scripts: path -> where
     referenced: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
     referenced_patterns: list[tuple[re.Pattern[str], str, int]] = field(default_factory=list)
@@ -123,6 +127,7 @@ class Facts:
             parse=self.parser,
             follow=lambda p: p not in scripts and p.endswith(".sh") and self.tree.is_file(p),
             unknown_names=lambda name: is_unknown_env(self.profile, name),
+            observe=frozenset(self.profile.external_tools) | _jobs.COPIES,
         )
 
     @cached_property
@@ -210,6 +215,13 @@ class Facts:
     def _script_set(self) -> frozenset[str]:
         return frozenset(self.scripts)
 
+    def could_be_script(self, path: str) -> bool:
+        """Whether a path (existing or not) is where the profile keeps benchmark scripts."""
+        from bot.repo.tree import glob_match
+
+        return (any(glob_match(p, path) for p in self.profile.scripts)
+                and not any(glob_match(p, path) for p in self.profile.scripts_exclude))
+
     def all_benchmark_files(self) -> list[str]:
         """Benchmark scripts including excluded folders (for 'closest name' hints)."""
         return self.tree.glob(self.profile.scripts)
@@ -249,7 +261,9 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse) -> Facts:
     t3 = time.perf_counter()
     _scan_references(facts)
     t4 = time.perf_counter()
-    facts.timings = {"read": t1 - t0, "parse": t2 - t1, "resolve": t3 - t2, "references": t4 - t3}
+    facts.jobs = _jobs.gather(facts)
+    facts.timings = {"read": t1 - t0, "parse": t2 - t1, "resolve": t3 - t2, "references": t4 - t3,
+                     "jobs": time.perf_counter() - t4}
     return facts
 
 
@@ -293,10 +307,13 @@ def _resolve_runs(facts: Facts) -> None:
                 env = facts.env_for(entry, point, node, label)
                 result = facts.evaluate(launcher, env)
                 dispatches = tuple(result.dispatches())
-                exits = bool(result.paths) and all(p.exited for p in result.paths) and not dispatches
+                ran = result.ran()
+                handoffs = tuple(r for r in ran if r.name in facts.profile.external_tools)
+                exits = bool(result.paths) and all(p.exited for p in result.paths) and not dispatches and not handoffs
                 where = tuple(dict.fromkeys(p.exit_at.loc for p in result.paths if p.exit_at is not None))
                 facts.runs.append(Run(entry, point, label, node, launcher, real, dispatches, exits,
-                                      result.bound_hit, where))
+                                      result.bound_hit, where, handoffs,
+                                      tuple(r for r in ran if r.name in _jobs.COPIES)))
 
 
 def _representatives(profile: Profile, points: tuple[Point, ...]) -> list[Point]:
@@ -368,7 +385,7 @@ def _scan_references(facts: Facts) -> None:
         for p in result.paths:
             for e in p.events:
                 # a launcher's dispatches depend on the entry: the runs say what they are
-                if isinstance(e, Exited) or (path in launchers and isinstance(e, Dispatch)):
+                if not isinstance(e, (Dispatch, Sourced)) or (path in launchers and isinstance(e, Dispatch)):
                     continue
                 k = known(e.target)
                 if k is not None:

@@ -9,11 +9,15 @@ from __future__ import annotations
 import inspect
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from bot.findings import Finding, Severity
+
+if TYPE_CHECKING:
+    from bot.repo.jobs import Coverage
 
 # The text of a repo-relative path, or None when it is not a (readable) file.
 Source = Callable[[str], str | None]
@@ -26,6 +30,8 @@ class Stats:
     launchers: int
     scripts: int
     seconds: float
+    # how far the analysis got (entries analysed, handed to external tools, unknown; recipes)
+    coverage: Coverage | None = None
 
 
 def plural(n: int, word: str) -> str:
@@ -42,9 +48,38 @@ def count_text(findings: Iterable[Finding]) -> str:
 
 
 def checked_text(stats: Stats) -> str:
-    """``6 entries, 3 launchers, 7 scripts``."""
+    """``6 entries, 3 launchers, 7 scripts``; when not every entry reached a script,
+    ``208 entries (123 analysed, 77 handed to srtctl, 8 unknown), 19 launchers, 151 scripts,
+    241 recipes``: what follows "checked" is only what was."""
     entries = f"{stats.entries} {'entry' if stats.entries == 1 else 'entries'}"
-    return f"{entries}, {plural(stats.launchers, 'launcher')}, {plural(stats.scripts, 'script')}"
+    cov = stats.coverage
+    if cov is not None and cov.analysed != stats.entries:
+        parts = [f"{cov.analysed} analysed"]
+        parts += [f"{n} handed to {tool}" for tool, n in cov.handed]
+        parts += [f"{n} {what}" for n, what in ((cov.rejected, "rejected"), (cov.unknown, "unknown")) if n]
+        entries += f" ({', '.join(parts)})"
+    text = f"{entries}, {plural(stats.launchers, 'launcher')}, {plural(stats.scripts, 'script')}"
+    if cov is not None and cov.recipes_checked:
+        text += f", {plural(cov.recipes_checked, 'recipe')}"
+    return text
+
+
+def unchecked_text(stats: Stats) -> str:
+    """``162 recipes from srtctl's repo, not checked`` (empty when everything was)."""
+    cov = stats.coverage
+    if cov is None:
+        return ""
+    return ", ".join(f"{plural(n, 'recipe')} from {tool}'s repo, not checked" for tool, n in cov.recipes_external if n)
+
+
+def coverage_dict(stats: Stats) -> dict[str, object] | None:
+    """The coverage counts for the JSON report (None without them)."""
+    cov = stats.coverage
+    if cov is None:
+        return None
+    return {"analysed": cov.analysed, "handed": dict(cov.handed), "rejected": cov.rejected, "unknown": cov.unknown,
+            "recipes": {"checked": cov.recipes_checked, "missing": cov.recipes_missing,
+                        "external": dict(cov.recipes_external)}}
 
 
 # ------------------------------------------------------------ rule documentation ----
@@ -85,3 +120,69 @@ def rule_markdown(module: ModuleType) -> str:
     for name, body in rule_sections(module).items():
         parts.append(f"### {name.rstrip(':')}\n\n{body}")
     return "\n\n".join(parts) + "\n"
+
+
+# ``literal`` (the docstrings' RST-style inline code) and a fence line (```sh ... ```).
+_LITERAL_RE = re.compile(r"``([^`\n]+?)``")
+_FENCE_RE = re.compile(r"^\s*```")
+
+
+def rule_text(module: ModuleType) -> str:
+    """The rule's documentation as plain text for a terminal (``benchbot explain``).
+
+    Inline ``literals`` lose their backticks (the words stand as written); fenced examples
+    lose their fences and are indented four more spaces, their code kept exactly.
+    """
+    out: list[str] = []
+    in_code = after_code = False
+    for line in rule_doc(module).splitlines():
+        if _FENCE_RE.match(line):
+            in_code = not in_code
+            after_code = not in_code
+            continue
+        if in_code:
+            out.append("    " + line if line.strip() else "")
+            continue
+        if after_code and line.strip():
+            out.append("")  # prose right after an example: a blank line sets the code apart
+        after_code = False
+        out.append(_LITERAL_RE.sub(r"\1", line))
+    return "\n".join(out)
+
+
+def _markdown_body(text: str) -> str:
+    """A docstring section as markdown: ``literal`` becomes `literal` outside fences."""
+    out: list[str] = []
+    in_code = False
+    for line in text.splitlines():
+        if _FENCE_RE.match(line):
+            in_code = not in_code
+            out.append(line)
+        else:
+            out.append(line if in_code else _LITERAL_RE.sub(r"`\1`", line))
+    return "\n".join(out)
+
+
+def rule_page(module: ModuleType) -> str:
+    """The rule's page under docs/rules/ (markdown), made from its docstring alone."""
+    doc = rule_doc(module)
+    title = doc.splitlines()[0].split(":", 1)[-1].strip() if doc else module.SUMMARY
+    source = module.__name__.replace(".", "/") + ".py"
+    severity: Severity = module.SEVERITY
+    parts = [
+        f"<!-- generated from {source} by scripts/gen_rule_docs.py; edit the docstring, not this page -->",
+        f"# {module.ID} ({module.CODE})",
+        _markdown_body(title[:1].upper() + title[1:]),
+        f"Default severity: **{severity.label}**. On the command line: `python -m bot explain {module.ID}`; "
+        f"in `.benchbot.yml`: `ignore: [{module.ID}]`, `severity: {{{module.ID}: ...}}`; in a file: "
+        f"`# benchbot: ignore[{module.ID}]`.",
+    ]
+    for name, body in rule_sections(module).items():
+        parts.append(f"## {name.rstrip(':')}\n\n{_markdown_body(body)}")
+    parts.append("[All rules](../../README.md#rules)")
+    return "\n\n".join(parts) + "\n"
+
+
+def rule_pages(registry: Mapping[str, ModuleType]) -> dict[str, str]:
+    """docs/rules/ as it should be: file name (``<rule-id>.md``) -> page text."""
+    return {f"{rid}.md": rule_page(module) for rid, module in registry.items()}

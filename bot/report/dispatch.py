@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bot.repo.facts import Facts
+from collections.abc import Mapping
+
+from bot.repo.facts import Facts, Run
 from bot.shell.values import describe, known
 
 
@@ -12,6 +14,11 @@ def rows(facts: Facts) -> list[dict[str, object]]:
         point = f"{run.point.scenario} spec={run.point.spec_decoding} line {run.point.pos.line}"
         base = {"entry": run.entry.name, "point": point, "label": run.label, "node": run.node,
                 "launcher": run.launcher}
+        if not run.dispatches and run.handoffs:
+            at = run.handoffs[0].loc
+            out.append({**base, "script": None, "exists": None, "built_at": f"{at.path}:{at.line}",
+                        "handed_to": _handed(facts, run)})
+            continue
         if not run.dispatches:
             out.append({**base, "script": None, "exists": None,
                         "built_at": "exits before dispatching" if run.exits_early else "-"})
@@ -22,3 +29,33 @@ def rows(facts: Facts) -> list[dict[str, object]]:
             out.append({**base, "script": describe(d.target), "exists": exists,
                         "built_at": f"{d.built_at.path}:{d.built_at.line}", "via": d.via})
     return out
+
+
+def _handed(facts: Facts, run: Run) -> dict[str, object]:
+    """The tool a run hands the job to and the recipes its point names: where each is in the
+    repo (``exists`` False: its folder is there, the file is not; None: only the tool's repo)."""
+    tool = run.handoffs[0].name
+    job = facts.jobs.of(run.entry)
+    recipes: list[dict[str, object]] = []
+    for ref in job.refs if job is not None else ():
+        if ref.point is run.point and job is not None:
+            recipe = job.recipe(ref)
+            recipes.append({"setting": ref.setting, "value": ref.value, "repo": recipe.found or recipe.expected,
+                            "exists": True if recipe.found else False if recipe.expected else None})
+    return {"tool": tool, "recipes": recipes}
+
+
+def text_line(row: Mapping[str, object]) -> str:
+    """One row as ``entry  [point]  launcher  ->  what runs  @where``."""
+    handed = row.get("handed_to")
+    if row["script"]:
+        mark = {True: "", False: "  (missing)", None: "  (unknown)"}[row["exists"]]  # type: ignore[index]
+        target = f"{row['script']}{mark}"
+    elif isinstance(handed, Mapping):
+        recipes = [r for r in handed["recipes"] if isinstance(r, Mapping)]
+        named = ", ".join(str(r["value"]) for r in recipes) or "no recipe named"
+        missing = "  (missing)" if any(r["exists"] is False for r in recipes) else ""
+        target = f"(handed to {handed['tool']}: {named}){missing}"
+    else:
+        target = "(nothing dispatched)"
+    return f"{row['entry']}  [{row['point']}]  {row['launcher']}  ->  {target}  @{row['built_at']}"

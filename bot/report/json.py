@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from bot.findings import Finding, Related
-from bot.report import Stats
+from bot.report import Stats, coverage_dict
 
 if TYPE_CHECKING:
     from bot.newonly import Comparison
@@ -47,6 +47,9 @@ def render(findings: list[Finding], stats: Stats, root: str, *, compared: Compar
         "stats": {"files": stats.files, "entries": stats.entries, "launchers": stats.launchers,
                   "scripts": stats.scripts, "seconds": round(stats.seconds, 4)},
     }
+    coverage = coverage_dict(stats)
+    if coverage is not None:
+        doc["stats"]["coverage"] = coverage
     if compared is not None:
         doc["baseline"] = compared.as_json()
     return json.dumps(doc, indent=2) + "\n"

@@ -1,9 +1,10 @@
 """SARIF 2.1.0 for code scanning (GitHub's upload-sarif, IDE viewers).
 
 One run; the driver lists every registered rule (not only those with results), so that
-``ruleIndex`` is stable and a viewer can show the documentation of any rule. Paths are
-repo-relative URIs against ``%SRCROOT%``; ``partialFingerprints`` carries the finding's
-line-independent fingerprint, so alerts follow code as it moves.
+``ruleIndex`` is stable and a viewer can show the documentation of any rule (``help``, and
+``helpUri``: its page under docs/rules/). Paths are repo-relative URIs against ``%SRCROOT%``;
+``partialFingerprints`` carries the finding's line-independent fingerprint, so alerts follow
+code as it moves.
 
 Fixes are not written as SARIF ``fixes``: a benchbot fix is a unified diff, GitHub ignores
 ``fixes``, and turning hunks into exact SARIF regions is easy to get subtly wrong. The diff
@@ -28,6 +29,8 @@ TOOL = "benchbot"
 FINGERPRINT = "benchbotFingerprint/v1"
 SRCROOT = "%SRCROOT%"
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+# Each rule's page (docs/rules/<id>.md, generated from its docstring): the rule's helpUri.
+HELP_URI_BASE = "https://github.com/benchbot/benchbot/blob/main/docs/rules/"
 
 
 def render(findings: list[Finding], stats: Stats, *, root_uri: str | None = None,
@@ -73,10 +76,16 @@ def rule_descriptor(module: ModuleType) -> dict[str, Any]:
         "name": camel_case(module.ID),
         "shortDescription": {"text": module.SUMMARY},
         "fullDescription": {"text": what},
+        "helpUri": help_uri(module.ID),
         "help": {"text": rule_doc(module), "markdown": rule_markdown(module)},
         "defaultConfiguration": {"level": LEVEL[severity]},
         "properties": {"tags": _tags(module.CODE), "code": module.CODE},
     }
+
+
+def help_uri(rule_id: str) -> str:
+    """The URL of a rule's documentation page."""
+    return f"{HELP_URI_BASE}{rule_id}.md"
 
 
 def _tags(code: str) -> list[str]:

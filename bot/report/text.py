@@ -1,4 +1,4 @@
-"""``path:line:col: CODE message [rule]``, one per line, then a one-line summary.
+"""``path:line:col: severity CODE message [rule]``, one per line, then a one-line summary.
 
 With ``frames=True`` and a ``source`` callable, each finding is followed by a code frame
 (one line of context, the line, a caret under the column), as ruff and rustc print them.
@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import TYPE_CHECKING
 
 from bot.findings import Finding, Severity
-from bot.report import Source, Stats, checked_text, count_text
+from bot.report import Source, Stats, checked_text, count_text, unchecked_text
+
+if TYPE_CHECKING:
+    from bot.newonly import Comparison
 
 _RESET = "\x1b[0m"
 _SEVERITY_COLOR = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
@@ -29,11 +33,12 @@ class _Style:
 
 
 def render(findings: list[Finding], stats: Stats, show_fixes: bool = False, *, source: Source | None = None,
-           frames: bool = False, color: bool = False) -> str:
+           frames: bool = False, color: bool = False, compared: Comparison | None = None) -> str:
     style = _Style(color)
     lines: list[str] = []
     cache: dict[str, list[str] | None] = {}
-    for f in findings:
+    # causes in severity order (errors first), then by place
+    for f in sorted(findings, key=lambda f: (-f.severity, f.sort_key())):
         lines.append(_headline(f, style))
         if frames and source is not None:
             if f.path not in cache:
@@ -48,7 +53,24 @@ def render(findings: list[Finding], stats: Stats, show_fixes: bool = False, *, s
         if show_fixes and f.fix is not None:
             lines.append(f"  fix ({'safe' if f.fix.safe else 'review'}): {_clean(f.fix.description)}")
             lines.extend("    " + _diff_line(line, style) for line in f.fix.diff.rstrip("\n").splitlines())
-    lines.append(style(summary(findings, stats), "1"))
+    lines.append(style(summary(findings, stats, compared=compared), "1"))
+    return "\n".join(lines) + "\n"
+
+
+def statistics(findings: list[Finding]) -> str:
+    """``--statistics``: one line per rule with its count, most frequent first (as ruff
+    prints it), then the total; consequences folded into their causes are counted apart."""
+    from collections import Counter
+
+    counts = Counter((f.code, f.rule, f.severity) for f in findings)
+    folded = Counter(r.rule for f in findings for r in f.consequences)
+    width = max((len(str(n)) for n in counts.values()), default=1)
+    lines = [f"{n:>{width}}  {code}  {rule:<24} {sev.label}"
+             for (code, rule, sev), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0]))]
+    lines.append(f"{len(findings)} finding{'' if len(findings) == 1 else 's'}")
+    if folded:
+        lines[-1] += ("; carried as consequences: "
+                      + ", ".join(f"{n} {rule}" for rule, n in sorted(folded.items())))
     return "\n".join(lines) + "\n"
 
 
@@ -76,20 +98,26 @@ def frame(source_lines: list[str], line: int, column: int, *, context: int = 1,
     return out
 
 
-def summary(findings: list[Finding], stats: Stats) -> str:
+def summary(findings: list[Finding], stats: Stats, *, compared: Comparison | None = None) -> str:
+    """``1 finding (1 error); 18 findings already on HEAD not shown; fixes 5; ... checked in 0.30s``:
+    with ``compared``, ``findings`` are the new ones and the comparison's counts follow."""
     what = count_text(findings)
     fixable = sum(1 for f in findings if f.fix is not None)
     if fixable:
         what += f", {fixable} with a fix (--show-fixes)"
-    return f"{what}; {checked_text(stats)} checked in {stats.seconds:.2f}s"
+    if compared is not None and compared.summary():
+        what += f"; {compared.summary()}"
+    unchecked = unchecked_text(stats)
+    return f"{what}; {checked_text(stats)} checked in {stats.seconds:.2f}s" + (f"; {unchecked}" if unchecked else "")
 
 
 def _headline(f: Finding, style: _Style) -> str:
     if not style.color:
         return _clean(f.text())
     where = style(_clean(f"{f.path}:{f.line}:{f.column}:"), "1")
-    code = style(f.code, "1;" + _SEVERITY_COLOR[f.severity])
-    return f"{where} {code} {_clean(f.message)} {style(f'[{f.rule}]', '2')}"
+    severity = style(f.severity.label, "1;" + _SEVERITY_COLOR[f.severity])
+    code = style(f.code, "1")
+    return f"{where} {severity} {code} {_clean(f.message)} {style(f'[{f.rule}]', '2')}"
 
 
 def _diff_line(line: str, style: _Style) -> str:

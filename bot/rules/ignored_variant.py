@@ -54,7 +54,7 @@ SUMMARY = "an entry's variant script exists but the launcher dispatches another 
 
 
 def subject(facts: Facts, miss: Miss) -> str:
-    """launcher | variant | the path expression that ignores it (whitespace folded)."""
+    """launcher | variant | the expansions of the path expression that ignores the variant."""
     text = facts.tree.text(miss.launcher) or ""
     lines = text.splitlines()
     construct = ""
@@ -62,8 +62,13 @@ def subject(facts: Facts, miss: Miss) -> str:
         line = lines[miss.built_at.line - 1]
         word = line[max(miss.built_at.col - 1, 0):]
         m = re.search(r"\.sh\b", word)
-        construct = re.sub(r"\s+", " ", word[: m.end()] if m else word).strip()
+        # the expansions that build the path, not its literal folders: a folder move that
+        # rewrites the launcher line keeps the cause
+        construct = " ".join(_EXPANSION.findall(word[: m.end()] if m else word))
     return f"{miss.launcher}|{miss.names}|{construct.replace('|', ' ').replace(',', ' ')}"
+
+
+_EXPANSION = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
 
 
 def check(facts: Facts, conf: Config) -> Iterator[Finding]:
@@ -102,7 +107,8 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
             else:
                 related.append(Related(run.entry.path, run.entry.pos.line, f"{name} ({variant})"))
         if sibling:
-            related.append(Related(sibling.path, sibling.line, "the line the fix copies" if sibling.line == sibling.end else "the lines the fix copies"))
+            copies = "the line the fix copies" if sibling.line == sibling.end else "the lines the fix copies"
+            related.append(Related(sibling.path, sibling.line, copies))
         effects = []
         if dead_here:
             effects.append(f"{len(dead_here)} script{'s' if len(dead_here) > 1 else ''} left dead")

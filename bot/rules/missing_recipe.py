@@ -4,12 +4,15 @@ What it does:
     For an entry whose launcher runs no benchmark script but hands the job to an external
     tool (``srtctl apply -f "$CONFIG_FILE"``; the profile's ``external-tools``), looks up
     every recipe its ``additional-settings`` name (``CONFIG_FILE=recipes/...yaml``, any
-    ``:override[N]`` selector split off) where the repo keeps recipes: under a
-    ``recipe-roots`` folder (``recipes/`` -> ``benchmarks/multi_node/srt-slurm-recipes/``)
-    or at the path as written. A recipe whose folder is in the repo but whose file is not
-    is reported at the entry's ``additional-settings`` line, with the closest existing
-    names. Recipes of folders the repo does not have come from the tool's own repository
-    (cloned at run time): they are not reported, only counted in the summary.
+    ``:override[N]`` selector split off) where the tool will read it: through the copies
+    the launcher makes on the entry's paths
+    (``cp -rT "$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes/x" recipes/x``),
+    at the path as written when the tool runs in the repo's checkout, or, when no copy is
+    seen, under the profile's ``recipe-roots``. A recipe whose folder the repo has but
+    whose file it does not is reported at the entry's ``additional-settings`` line, with
+    the closest existing names (as the setting would name them). Recipes of folders the
+    repo does not bring in come from the tool's own repository (cloned at run time): they
+    are not reported, only counted in the summary.
 
 Why is this bad?
     The launcher copies the repo's recipe folder into the tool's checkout and submits the
@@ -103,7 +106,7 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
     for job in jobs.jobs:
         groups: dict[str, list[RecipeRef]] = {}
         for ref in job.refs:
-            recipe = jobs.recipe(ref)
+            recipe = job.recipe(ref)
             if recipe.expected is not None:
                 groups.setdefault(recipe.expected, []).append(ref)
         for expected, refs in groups.items():
@@ -112,33 +115,36 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
 
 def _finding(facts: Facts, job: Job, expected: str, refs: list[RecipeRef]) -> Finding:
     entry, first = job.entry, refs[0]
-    near = _closest(facts, expected)
+    near = _closest(facts, job, expected)
     at = job.handoffs[0].loc
     message = f"{entry.name} hands {first.setting}={first.value} to {job.tool}, but {expected} does not exist"
     if near:
-        message += f"; closest: {', '.join(_as_setting(facts, p, first.path) for p in near)}"
+        message += f"; closest: {', '.join(near)}"
     related = [Related(entry.path, r.pos.line, "names it again") for r in refs[1:4]]
+    via = job.recipe(first).via
+    if via is not None:
+        related.append(Related(via.path, via.line, f"copies the repo's recipes for {job.tool}"))
     related.append(Related(at.path, at.line, f"hands the recipe to {job.tool}"))
     return Finding(ID, CODE, SEVERITY, entry.path, first.pos.line, first.pos.col, message, tuple(related),
                    (entry.name,), key=f"{entry.name}|{expected}")
 
 
-def _closest(facts: Facts, expected: str) -> list[str]:
-    """Existing recipes whose names are closest, in the recipe's root folder."""
-    roots = [r.rstrip("/") for r in facts.profile.recipe_roots.values()]
-    top = next((r for r in roots if expected.startswith(r + "/")), posixpath.dirname(expected))
-    options = [p for p in facts.tree.glob([f"{top}/**/*.yaml", f"{top}/**/*.yml"])]
+def _closest(facts: Facts, job: Job, expected: str) -> list[str]:
+    """The existing recipes the tool could be given instead whose names are closest, as the
+    setting would name them: what the copies bring in, or what the recipe roots hold."""
+    # (repo folder, the tool path it appears as)
+    places = [(c.source, c.dest) for c in job.copies if c.folder and expected.startswith(c.source + "/")]
+    if not places:
+        places = [(root.rstrip("/"), prefix.rstrip("/")) for prefix, root in facts.profile.recipe_roots.items()
+                  if expected.startswith(root.rstrip("/") + "/")]
+    if not places:
+        places = [(posixpath.dirname(expected), "")]
+    options: dict[str, str] = {}  # tool path -> repo path
+    for source, dest in places:
+        for p in facts.tree.glob([f"{source}/**/*.yaml", f"{source}/**/*.yml"]):
+            options.setdefault(dest + p[len(source):] if dest else p, p)
     names = closest(posixpath.basename(expected), sorted({posixpath.basename(p) for p in options}))
     folder = posixpath.dirname(expected)
-    ranked = sorted((p for p in options if posixpath.basename(p) in names),
-                    key=lambda p: (names.index(posixpath.basename(p)), posixpath.dirname(p) != folder, p))
-    return ranked[:3]
-
-
-def _as_setting(facts: Facts, repo_path: str, like: str) -> str:
-    """A repo recipe path as the setting would name it (``recipes/...``), like the one named."""
-    for prefix, root in facts.profile.recipe_roots.items():
-        root = root.rstrip("/") + "/"
-        if like.startswith(prefix) and repo_path.startswith(root):
-            return prefix + repo_path[len(root):]
-    return repo_path
+    ranked = sorted(options, key=lambda p: (names.index(posixpath.basename(p)) if posixpath.basename(p) in names
+                                            else len(names), posixpath.dirname(options[p]) != folder, p))
+    return [p for p in ranked if posixpath.basename(p) in names][:3]

@@ -85,6 +85,7 @@ Fix:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from bot.config import Config
 from bot.findings import Finding, Related, Severity
@@ -99,35 +100,50 @@ SEVERITY = Severity.ERROR
 SUMMARY = "a recipe in the repo states another container than the entry's image"
 
 
+@dataclass
+class _Cause:
+    """One image bump not carried over: recipes stating ``container`` for entries of ``image``."""
+
+    container: str
+    image: str
+    recipes: dict[str, Container] = field(default_factory=dict)  # repo path -> its container line
+    entries: dict[str, tuple[Entry, RecipeRef, str]] = field(default_factory=dict)  # name -> (entry, ref, tool)
+
+
 def check(facts: Facts, conf: Config) -> Iterator[Finding]:
-    jobs = facts.jobs
-    # (recipe file, container line) -> the container and the mismatching (entry, ref)s
-    groups: dict[tuple[str, int], tuple[Container, list[tuple[Entry, RecipeRef, str]]]] = {}
-    for job in jobs.jobs:
+    causes: dict[tuple[str, str], _Cause] = {}
+    for job in facts.jobs.jobs:
         image = job.entry.fields.get("image")
         if not isinstance(image, str) or not image:
             continue
         for ref in job.refs:
-            recipe = jobs.recipe(ref)
+            recipe = job.recipe(ref)
             container = recipe.container(ref.selector) if recipe.found else None
             if recipe.found is None or container is None or same_image(container.value, image, job.aliases):
                 continue
-            _, hits = groups.setdefault((recipe.found, container.pos.line), (container, []))
-            if all(e is not job.entry for e, _, _ in hits):
-                hits.append((job.entry, ref, job.tool))
-    for (path, _), (container, hits) in sorted(groups.items()):
-        names = sorted(e.name for e, _, _ in hits)
-        images = sorted({str(e.fields["image"]) for e, _, _ in hits})
-        tools = sorted({tool for _, _, tool in hits})
-        message = (f"the recipe's container {container.value} is not the image of {entries_text(names)} "
-                   f"({', '.join(images)}); {', '.join(tools)} runs the recipe's container")
-        related: list[Related] = []
-        for entry, ref, _ in sorted(hits, key=lambda h: h[0].name)[:5]:
-            related.append(Related(entry.path, entry.field_pos("image").line,
-                                   f"{entry.name}: image {entry.fields['image']}"))
-            related.append(Related(entry.path, ref.pos.line, f"{entry.name}: {ref.setting}={ref.value}"))
-        yield Finding(ID, CODE, SEVERITY, path, container.pos.line, container.pos.col, message, tuple(related),
-                      tuple(names), key=f"{path}|{','.join(names)}")
+            cause = causes.setdefault((container.value, image), _Cause(container.value, image))
+            cause.recipes.setdefault(recipe.found, container)
+            cause.entries.setdefault(job.entry.name, (job.entry, ref, job.tool))
+    for cause in sorted(causes.values(), key=lambda c: min(c.recipes)):
+        yield _finding(cause)
+
+
+def _finding(cause: _Cause) -> Finding:
+    paths = sorted(cause.recipes)
+    path, container = paths[0], cause.recipes[paths[0]]
+    names = sorted(cause.entries)
+    tools = sorted({tool for _, _, tool in cause.entries.values()})
+    more = f" (and {len(paths) - 1} more recipes)" if len(paths) > 1 else ""
+    message = (f"model.container {cause.container}{more} is not the image of {entries_text(names)} "
+               f"({cause.image}); {', '.join(tools)} runs the recipe's container")
+    related: list[Related] = [Related(p, cause.recipes[p].pos.line, f"also states {cause.container}")
+                              for p in paths[1:6]]
+    for name in names[:5]:
+        entry, ref, _ = cause.entries[name]
+        related.append(Related(entry.path, entry.field_pos("image").line, f"{name}: image {cause.image}"))
+        related.append(Related(entry.path, ref.pos.line, f"{name}: {ref.setting}={ref.value}"))
+    return Finding(ID, CODE, SEVERITY, path, container.pos.line, container.pos.col, message, tuple(related),
+                   tuple(names), key=f"{','.join(names)}|{','.join(paths)}")
 
 
 def same_image(container: str, image: str, aliases: frozenset[str] = frozenset()) -> bool:

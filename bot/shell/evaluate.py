@@ -87,7 +87,19 @@ class Exited:
     code: int | None
 
 
-Event = Dispatch | Sourced | Exited
+@dataclass(frozen=True)
+class Ran:
+    """A command named in ``Options.observe`` ran: an external job tool (``srtctl apply -f
+    "$CONFIG_FILE"``) or a copy into its checkout (``cp -rT "$GITHUB_WORKSPACE/x" recipes/x``)."""
+
+    name: str  # the observed command (behind prefix commands and wrappers)
+    argv: tuple[Val, ...]
+    loc: Loc
+    cwd: Val = EMPTY  # repo-relative; unknown after ``cd`` into a folder made at run time
+    deps: frozenset[str] = frozenset()  # the environment variables its words derive from
+
+
+Event = Dispatch | Sourced | Exited | Ran
 
 
 @dataclass(frozen=True)
@@ -126,6 +138,9 @@ class Result:
                 if isinstance(e, Dispatch):
                     seen.setdefault(e)
         return list(seen)
+
+    def ran(self) -> list[Ran]:
+        return list(dict.fromkeys(e for p in self.paths for e in p.events if isinstance(e, Ran)))
 
     def sourced(self) -> list[Sourced]:
         seen: dict[Sourced, None] = {}
@@ -231,6 +246,8 @@ class Options:
     unset_is_unknown: bool = False
     # Variables the runner sets with values we cannot know (HOME, USER, ...).
     unknown_names: Callable[[str], bool] | None = None
+    # Commands whose runs are recorded as ``Ran`` events (external job tools, ``cp``).
+    observe: frozenset[str] = frozenset()
 
 
 class Evaluator:
@@ -616,7 +633,7 @@ class Evaluator:
                     status = st.status
             st.status = status
             return [st] if st.flow is None or st.flow == "exit" else [st]
-        if st.out is None and _inert(cmd):
+        if st.out is None and _inert(cmd) and cmd.words[0].literal() not in self.opt.observe:
             # An external utility that cannot run a script, change a variable or exit the
             # shell: its only effect here is an unknown exit status.
             st.status = None
@@ -800,6 +817,10 @@ class Evaluator:
     def external(self, cmd: ir.Command, argv: list[Val], st: State,
                  widx: list[int] | None = None) -> list[State]:
         """A command we do not model: look for a dispatched script, then give up on it."""
+        seen = self._observed(argv) if self.opt.observe else None
+        if seen is not None:
+            self._significant()
+            st.emit(Ran(seen, tuple(argv), Loc(st.file, cmd.pos.line, cmd.pos.col), st.cwd, self._cmd_deps))
         found = self.find_script(argv, 0)
         if found is not None:
             self._significant()
@@ -814,6 +835,22 @@ class Evaluator:
         if st.out is not None:
             st.out = concat(st.out, unknown(_cmd_name(argv)))
         return [st]
+
+    def _observed(self, argv: list[Val]) -> str | None:
+        """The observed command a command runs, directly or behind prefix commands and
+        wrappers (``timeout 600 srtctl ...``, ``srun --jobid=1 srtctl ...``)."""
+        for i, v in enumerate(argv):
+            name = known(v)
+            base = posixpath.basename(name) if name else None
+            if base in self.opt.observe:
+                return base
+            if base == "command" and i + 1 < len(argv) and known(argv[i + 1]) in ("-v", "-V"):
+                return None  # ``command -v srtctl`` only asks whether it is installed
+            if base in PREFIX_COMMANDS or base in self.opt.wrappers:
+                continue
+            if i == 0 or not name or not (name.startswith("-") or "=" in name or name.isdigit()):
+                return None  # another program, or a word we cannot read
+        return None
 
     def find_script(self, argv: list[Val], i: int, via: str = "") -> tuple[str, int, str] | None:
         if i >= len(argv):

@@ -29,14 +29,18 @@ def without_entries(text: str, names: tuple[str, ...]) -> str:
 
 
 def pr_files(repo: Path, base: str, head: str) -> list[dict[str, object]]:
-    """The PR's files as GitHub's files API gives them: status and the patch's hunks."""
-    status = {"A": "added", "M": "modified", "D": "removed"}
+    """The PR's files as GitHub's files API gives them: status, the patch's hunks and, for a
+    renamed file, ``previous_filename``."""
+    status = {"A": "added", "M": "modified", "D": "removed", "R": "renamed"}
     out: list[dict[str, object]] = []
-    for line in git(repo, "diff", "--name-status", f"{base}...{head}").splitlines():
-        code, path = line.split("\t", 1)
-        diff = git(repo, "diff", f"{base}...{head}", "--", path)
+    for line in git(repo, "diff", "-M", "--name-status", f"{base}...{head}").splitlines():
+        code, *paths = line.split("\t")
+        diff = git(repo, "diff", "-M", f"{base}...{head}", "--", *paths)
         patch = diff[diff.index("@@"):] if "@@" in diff else ""
-        out.append({"filename": path, "status": status[code[0]], "patch": patch.rstrip("\n")})
+        f: dict[str, object] = {"filename": paths[-1], "status": status[code[0]], "patch": patch.rstrip("\n")}
+        if code[0] == "R":
+            f["previous_filename"] = paths[0]
+        out.append(f)
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,72 @@ def test_glob() -> None:
     scripts = tree.glob(["benchmarks/**/*.sh"], ["**/deprecated/**"])
     assert "benchmarks/benchmark_lib.sh" in scripts
     assert not any("deprecated" in s for s in scripts)
+
+
+# ------------------------------------------------------------------ the index, renames
+
+def test_index_tree_reads_what_is_staged(repo: Path) -> None:
+    from bot.repo.tree import IndexTree
+
+    staged = repo / "benchmarks" / "staged.sh"
+    staged.write_text("echo staged\n")
+    git(repo, "add", "benchmarks/staged.sh")
+    staged.write_text("echo work tree\n")  # changed again, not staged
+    (repo / "untracked.sh").write_text("echo untracked\n")
+    os.remove(repo / "configs" / "runners.yaml")  # deleted in the work tree only
+    tree = IndexTree(str(repo))
+    assert tree.text("benchmarks/staged.sh") == "echo staged\n"
+    assert not tree.is_file("untracked.sh")
+    assert tree.read("configs/runners.yaml") == GitTree(str(repo), "HEAD").read("configs/runners.yaml")
+    assert set(tree.files()) == set(GitTree(str(repo), "HEAD").files()) | {"benchmarks/staged.sh"}
+    # symlinks from the index: the staged target is followed
+    assert tree.resolve("runners/launch_mi325x-tw.sh") == "runners/launch_mi325x-amds.sh"
+    assert tree.resolve("runners/escape.sh") is None and tree.resolve("runners/loop_a.sh") is None
+    tree.prefetch(tree.files())
+    assert tree.read("runners/launch_mi325x-tw.sh") == tree.read("runners/launch_mi325x-amds.sh")
+    # read from a sub-folder: still the whole repo, by full names
+    assert IndexTree(str(repo / "runners")).files() == tree.files()
+
+
+def test_index_tree_skips_gitlinks_and_refuses_conflicts(repo: Path, tmp_path: Path) -> None:
+    from bot.repo.tree import IndexTree
+
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{sha},vendor/sub")  # a submodule
+    tree = IndexTree(str(repo))
+    assert "vendor/sub" not in tree.files() and not tree.is_file("vendor/sub") and tree.read("vendor/sub") is None
+
+    git(repo, "rm", "-q", "--cached", "vendor/sub")
+    git(repo, "checkout", "-q", "-b", "other")
+    (repo / "configs" / "runners.yaml").write_text("labels: {a: [x]}\n")
+    git(repo, "commit", "-qam", "other")
+    git(repo, "checkout", "-q", "main")
+    (repo / "configs" / "runners.yaml").write_text("labels: {b: [y]}\n")
+    git(repo, "commit", "-qam", "main")
+    with pytest.raises(subprocess.CalledProcessError):
+        git(repo, "merge", "-q", "other")  # a conflict: the index has stages 1-3 for the file
+    with pytest.raises(TreeError, match=r"unmerged paths \(configs/runners.yaml\): resolve the conflicts"):
+        IndexTree(str(repo)).files()
+    with pytest.raises(TreeError, match="no git index"):
+        IndexTree(str(tmp_path / "missing"))
+
+
+def test_renames_between_revisions_index_and_work_tree(repo: Path) -> None:
+    from bot.repo.tree import STAGED, renames
+
+    old = "benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_mi325x_mtp.sh"
+    new = "benchmarks/moved/qwen3.5 fp8 \u00e9_mtp.sh"  # spaces and non-ASCII survive -z
+    (repo / "benchmarks" / "moved").mkdir()
+    git(repo, "mv", old, new)
+    assert renames(str(repo), "HEAD", STAGED) == {old: new}
+    assert renames(str(repo), "HEAD") == {old: new}  # the work tree (tracked files)
+    launcher = repo / "runners" / "launch_mi325x-amds.sh"
+    launcher.write_text(launcher.read_text() + "# edited, not moved\n")
+    git(repo, "commit", "-qam", "move")
+    assert renames(str(repo), "HEAD~1", "HEAD") == {old: new}
+    assert renames(str(repo), "HEAD", "HEAD~1") == {new: old}
+    assert renames(str(repo), "HEAD", "HEAD") == {}
+    with pytest.raises(TreeError):
+        renames(str(repo), "v9.9.9", "HEAD")
+    with pytest.raises(TreeError, match="not a revision"):
+        renames(str(repo), "--output=/tmp/x", "HEAD")

@@ -54,7 +54,6 @@ def test_seed_sarif_is_valid_and_complete(capsys: pytest.CaptureFixture[str]) ->
     assert [r["id"] for r in driver["rules"]] == list(rules.RULES)
     got = sorted((r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
                   r["locations"][0]["physicalLocation"]["region"]["startLine"], r["level"]) for r in run_["results"])
-    base = "benchmarks/single_node/fixed_seq_len/kimik2.5_int4_"
     assert got == [
         ("ignored-variant", "runners/launch_mi300x-amds.sh", 32, "error"),
         ("ignored-variant", "runners/launch_mi325x-amds.sh", 26, "error"),
@@ -103,6 +102,16 @@ def test_rule_descriptors() -> None:
     assert descriptors["dispatch-bound"]["defaultConfiguration"]["level"] == "note"
     assert "BB103" in iv["properties"]["tags"]
     assert sarif.camel_case("launcher-rejects-entry") == "LauncherRejectsEntry"
+
+
+def test_help_uri_is_the_rule_page(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = seed_sarif(capsys)
+    validate(doc)  # helpUri is a URI the official schema accepts
+    for d in doc["runs"][0]["tool"]["driver"]["rules"]:
+        assert d["helpUri"] == f"{sarif.HELP_URI_BASE}{d['id']}.md"
+        assert d["helpUri"].startswith("https://github.com/benchbot/benchbot/blob/main/docs/rules/")
+        # the page the URL names is in the repo (committed, generated from the docstring)
+        assert (ROOT / "docs" / "rules" / f"{d['id']}.md").is_file()
 
 
 def test_crafted_findings_stay_valid() -> None:

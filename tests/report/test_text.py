@@ -16,6 +16,13 @@ from tests.report import SEED_RULES, STATS, finding, run
 ESC = "\x1b["
 
 
+def test_the_one_line_form_names_the_severity() -> None:
+    assert finding().text() == "runners/launch.sh:3:5: error BB103 msg [ignored-variant]"
+    assert finding(severity=Severity.INFO).text() == "runners/launch.sh:3:5: info BB103 msg [ignored-variant]"
+    assert text.render([finding(severity=Severity.WARNING)], STATS).splitlines()[0] == \
+        "runners/launch.sh:3:5: warning BB103 msg [ignored-variant]"
+
+
 def test_frame_line_and_caret() -> None:
     src = ["first", "second line", "  third = 1"]
     assert text.frame(src, 3, 3) == ["  |", "2 | second line", "3 |   third = 1", "  |   ^"]
@@ -50,7 +57,8 @@ def test_colour_only_when_asked() -> None:
     plain = text.render([f], STATS, source=lambda p: "a\nb\nc\n", frames=True)
     assert ESC not in plain
     coloured = text.render([f], STATS, source=lambda p: "a\nb\nc\n", frames=True, color=True)
-    assert f"{ESC}1;33mBB103{ESC}0m" in coloured
+    # the severity word in the severity's colour, after the position, as in the plain form
+    assert f"{ESC}1;33mwarning{ESC}0m {ESC}1mBB103{ESC}0m" in coloured
     # stripping the colour gives the plain text back
     assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain
 
@@ -59,7 +67,7 @@ def test_cli_frames_on_request(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "lint", str(EXAMPLE), *SEED_RULES, "--frames")
     assert code == 1
     lines = out.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith("runners/launch_mi300x-amds.sh:32:6: BB103 "))
+    at = next(i for i, line in enumerate(lines) if line.startswith("runners/launch_mi300x-amds.sh:32:6: error BB103 "))
     assert lines[at + 1:at + 5] == [
         "   |",
         "31 | --no-container-entrypoint --export=ALL \\",
@@ -107,5 +115,5 @@ def test_text_to_a_file_is_plain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     _, out, _ = run(capsys, "lint", str(EXAMPLE), *SEED_RULES, "--output", str(target))
     written = target.read_text()
     assert ESC not in written and "32 |" not in written
-    assert written.splitlines()[-1].startswith("4 findings (2 errors, 2 warnings)")
-    assert out.startswith(f"benchbot: wrote the text report to {target}: 4 findings")
+    assert written.splitlines()[-1].startswith("2 findings (2 errors)")
+    assert out.startswith(f"benchbot: wrote the text report to {target}: 2 findings")

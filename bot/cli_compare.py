@@ -1,0 +1,95 @@
+"""The comparing half of ``benchbot lint``: ``--staged``, ``--new-from-rev``, ``--baseline``,
+``--write-baseline``. Opens trees, lints the base, reads baseline files; never prints (the CLI
+does) and never judges (bot/newonly.py compares)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from bot.config import Config
+from bot.findings import Finding
+from bot.newonly import Comparison, against_baseline, compare, write_baseline
+from bot.newonly import read_baseline as parse_baseline
+from bot.repo.tree import STAGED, IndexTree, Tree, has_commit, open_tree, renames
+
+if TYPE_CHECKING:
+    from bot.lint import LintResult
+
+
+def add_arguments(lint_parser: argparse.ArgumentParser) -> None:
+    g = lint_parser.add_argument_group("only what a change introduces")
+    g.add_argument("--staged", action="store_true",
+                   help="lint what is staged (the git index), not the work tree; compares with HEAD unless "
+                        "--new-from-rev or --baseline says otherwise (the pre-commit hook)")
+    g.add_argument("--new-from-rev", metavar="REV",
+                   help="also lint git revision REV and report only the findings it does not have (renames "
+                        "followed)")
+    g.add_argument("--baseline", metavar="FILE", help="report only findings whose fingerprint is not in FILE")
+    g.add_argument("--write-baseline", metavar="FILE",
+                   help="write every current finding's fingerprint to FILE (for --baseline) and exit 0")
+
+
+def usage_error(args: argparse.Namespace) -> str | None:
+    """Options that do not go together, or None."""
+    if args.staged and args.rev:
+        return "--staged lints the index; it does not go with --rev"
+    if args.new_from_rev and args.baseline:
+        return "use one of --new-from-rev and --baseline"
+    if args.write_baseline and (args.new_from_rev or args.baseline):
+        return "--write-baseline writes every current finding; it does not go with --new-from-rev or --baseline"
+    return None
+
+
+def open_head(args: argparse.Namespace) -> Tree:
+    """What is linted: the index with --staged, else the work tree or --rev."""
+    return IndexTree(args.path) if args.staged else open_tree(args.path, args.rev)
+
+
+def base_rev(args: argparse.Namespace) -> str | None:
+    if args.new_from_rev:
+        return str(args.new_from_rev)
+    if args.staged and not args.baseline and not args.write_baseline:
+        return "HEAD"
+    return None
+
+
+def comparison(args: argparse.Namespace, conf: Config, head: LintResult) -> tuple[Comparison | None, float]:
+    """The comparison the options ask for (None: report everything) and the seconds it took.
+    TreeError: a revision that is not there; ValueError/OSError: an unusable baseline file."""
+    from bot.lint import lint
+
+    t0 = time.perf_counter()
+    rev = base_rev(args)
+    if rev is not None:
+        if args.staged and rev == "HEAD" and not has_commit(args.path, "HEAD"):
+            return replace(compare(head.findings, []), rev=rev), 0.0  # the first commit: everything is new
+        base_tree = open_tree(args.path, rev)
+        base = lint(base_tree, conf)
+        moved = renames(args.path, rev, STAGED if args.staged else args.rev)
+        return replace(compare(head.findings, base.findings, moved), rev=rev), time.perf_counter() - t0
+    if args.baseline:
+        return against_baseline(head.findings, read_baseline(args.baseline), args.baseline), 0.0
+    return None, 0.0
+
+
+def read_baseline(path: str) -> set[str]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the baseline ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a benchbot baseline: not UTF-8 text") from None
+    return parse_baseline(text, path)
+
+
+def save_baseline(path: str, findings: list[Finding]) -> str:
+    """Write the baseline file; returns what to tell the user. OSError if it cannot be written."""
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(write_baseline(findings))
+    n = len({f.fingerprint for f in findings})
+    return f"benchbot: wrote {n} fingerprint{'' if n == 1 else 's'} to {path}"
+
