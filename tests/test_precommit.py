@@ -248,3 +248,41 @@ def test_the_index_is_what_counts(hooked_seed: Path, pc_env: dict[str, str]) -> 
     git(repo, "add", NEW_SCRIPT)
     code, out = git_commit(repo, pc_env, "glm5 on mi300x")
     assert code == 0 and re.search(r"^benchbot\.+Passed$", out, re.M), out
+
+
+def test_the_seed_mistake_fails_naming_only_its_cause_then_passes_after_fix(
+        hooked_seed: Path, pc_env: dict[str, str]) -> None:
+    """The Done-when of the root-cause work: a repo with unrelated findings already on HEAD; the seed's
+    mistake (a launcher that drops SPEC_SUFFIX) is committed; the hook names only that cause (its dead
+    _mtp script is a consequence, not a second finding); ``lint --fix`` mends it and the commit passes."""
+    repo = hooked_seed
+    launcher = "runners/launch_mi325x-amds.sh"
+    # the mistake comes with an unrelated edit, so that the fixed file differs from the one committed
+    broken = (repo / launcher).read_bytes().replace(b"#!/usr/bin/env bash\n", b"#!/usr/bin/env bash\n# retuned\n", 1)
+    # first a clean launcher and an unrelated finding (a script nothing runs), committed without the hook
+    proc = subprocess.run([sys.executable, "-m", "bot", "lint", str(repo), "--fix"], cwd=ROOT, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (repo / "benchmarks/single_node/fixed_seq_len/old_probe.sh").write_text("#!/usr/bin/env bash\necho probe\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "fixed launchers; an old probe script")
+    assert [f["rule"] for f in lint_json(repo)["findings"]] == ["dead-script"]
+    before = head(repo)
+    # the seed's mistake, committed
+    (repo / launcher).write_bytes(broken)
+    git(repo, "add", launcher)
+    code, out = git_commit(repo, pc_env, "mi325x launcher")
+    assert code == 1, out
+    assert re.findall(r"\[([a-z-]+)\]$", out, re.M) == ["ignored-variant"], out
+    assert "consequences: 1 script left dead" in out, out
+    assert re.search(r"^1 finding \(1 error\), 1 with a fix \(--show-fixes; 1 safe: --fix applies it\); "
+                     r"1 finding already on HEAD not shown", out, re.M), out
+    assert head(repo) == before
+    # --fix, stage, commit: passes
+    proc = subprocess.run([sys.executable, "-m", "bot", "lint", str(repo), "--fix"], cwd=ROOT, capture_output=True,
+                          text=True)
+    assert proc.stdout.startswith(f"fixed 1 finding in {launcher}:"), proc.stdout
+    git(repo, "add", launcher)
+    code, out = git_commit(repo, pc_env, "mi325x launcher")
+    assert code == 0 and re.search(r"^benchbot\.+Passed$", out, re.M), out
+    assert head(repo) != before

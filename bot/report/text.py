@@ -103,8 +103,10 @@ def summary(findings: list[Finding], stats: Stats, *, compared: Comparison | Non
     with ``compared``, ``findings`` are the new ones and the comparison's counts follow."""
     what = count_text(findings)
     fixable = sum(1 for f in findings if f.fix is not None)
+    safe = sum(1 for f in findings if f.fix is not None and f.fix.safe and f.fix.edits)
     if fixable:
-        what += f", {fixable} with a fix (--show-fixes)"
+        what += f", {fixable} with a fix (--show-fixes" + (f"; {safe} safe: --fix applies {'it' if safe == 1 else 'them'})"
+                                                          if safe else ")")
     if compared is not None and compared.summary():
         what += f"; {compared.summary()}"
     unchecked = unchecked_text(stats)
