@@ -13,7 +13,8 @@ from bot.config import Config
 from bot.findings import Finding
 from bot.newonly import Comparison, against_baseline, compare, write_baseline
 from bot.newonly import read_baseline as parse_baseline
-from bot.repo.tree import STAGED, IndexTree, Tree, has_commit, open_tree, renames
+from bot.repo.git import STAGED, IndexTree, has_commit, renames
+from bot.repo.tree import Tree, open_tree
 
 if TYPE_CHECKING:
     from bot.lint import LintResult

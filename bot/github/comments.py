@@ -27,7 +27,8 @@ from bot.github.port import Comment, GitHubError, Port
 from bot.github.review import own
 from bot.lint import lint
 from bot.repo.facts import gather
-from bot.repo.tree import GitTree, Tree, TreeError, WorkTree
+from bot.repo.git import GitTree
+from bot.repo.tree import Tree, TreeError, WorkTree
 from bot.report import markdown as md
 
 WRITE_ROLES = frozenset({"admin", "maintain", "write"})

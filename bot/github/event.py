@@ -25,7 +25,8 @@ from bot.github.diff import Changes
 from bot.github.diff import changes as diff_changes
 from bot.github.port import GitHubError, Port
 from bot.lint import lint
-from bot.repo.tree import GitTree, Tree, TreeError, WorkTree
+from bot.repo.git import GitTree
+from bot.repo.tree import Tree, TreeError, WorkTree
 from bot.report import Stats
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2

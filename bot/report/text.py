@@ -105,8 +105,8 @@ def summary(findings: list[Finding], stats: Stats, *, compared: Comparison | Non
     fixable = sum(1 for f in findings if f.fix is not None)
     safe = sum(1 for f in findings if f.fix is not None and f.fix.safe and f.fix.edits)
     if fixable:
-        what += f", {fixable} with a fix (--show-fixes" + (f"; {safe} safe: --fix applies {'it' if safe == 1 else 'them'})"
-                                                          if safe else ")")
+        applies = f"; {safe} safe: --fix applies {'it' if safe == 1 else 'them'}" if safe else ""
+        what += f", {fixable} with a fix (--show-fixes{applies})"
     if compared is not None and compared.summary():
         what += f"; {compared.summary()}"
     unchecked = unchecked_text(stats)

@@ -28,7 +28,7 @@ def _state(pr: PR) -> dict[str, Any]:
 
 
 def test_base_is_clean_and_head_has_the_seed_bug(seed_pr: PR) -> None:
-    from bot.repo.tree import GitTree
+    from bot.repo.git import GitTree
 
     assert lint(GitTree(str(seed_pr.repo), seed_pr.base), Config()).findings == []
     rules = sorted(f.rule for f in lint(WorkTree(str(seed_pr.repo)), Config()).findings)

@@ -16,7 +16,8 @@ from bot.config import Config
 from bot.github import review
 from bot.github.port import ChangedFile
 from bot.lint import lint
-from bot.repo.tree import GitTree, WorkTree
+from bot.repo.git import GitTree
+from bot.repo.tree import WorkTree
 from tests.conftest import EXAMPLE, git
 from tests.github.conftest import PR, REPO, pr_files
 

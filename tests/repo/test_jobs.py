@@ -270,7 +270,7 @@ def test_the_dispatch_table_marks_a_missing_recipe(tmp_path: Path) -> None:
 
 
 def test_a_git_revision_gives_the_same_recipes(tmp_path: Path) -> None:
-    from bot.repo.tree import GitTree
+    from bot.repo.git import GitTree
     from tests.conftest import git
 
     repo = copy_repo(RECIPES, tmp_path / "repo")

@@ -1,0 +1,208 @@
+"""Trees and facts read from git: a revision (``GitTree``), the index (``IndexTree``) and the
+renames between two of them. One ``git`` runner and one ``cat-file --batch`` reader serve all."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterable
+from functools import cached_property
+
+from bot.repo.tree import Tree, TreeError
+
+STAGED = "--cached"  # ``renames(repo, rev, STAGED)``: compare with the index
+
+
+def _run_git(repo: str, *args: str, data: bytes | None = None) -> bytes:
+    try:
+        proc = subprocess.run(["git", "-C", repo, *args], input=data, capture_output=True, check=False)
+    except OSError as exc:
+        raise TreeError(f"cannot run git: {exc}") from None
+    if proc.returncode != 0:
+        raise TreeError(proc.stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed")
+    return proc.stdout
+
+
+def _batch(repo: str, shas: list[str]) -> list[bytes | None]:
+    """Many blobs with one ``git cat-file --batch``; None for a missing one."""
+    if not shas:
+        return []
+    data = _run_git(repo, "cat-file", "--batch", data="".join(s + "\n" for s in shas).encode())
+    out: list[bytes | None] = []
+    pos = 0
+    for _ in shas:
+        nl = data.index(b"\n", pos)
+        header = data[pos:nl].split()
+        if len(header) < 3 or header[1] == b"missing":
+            out.append(None)
+            pos = nl + 1
+            continue
+        size = int(header[2])
+        out.append(data[nl + 1 : nl + 1 + size])
+        pos = nl + 1 + size + 1
+    return out
+
+
+def has_commit(repo: str, rev: str) -> bool:
+    """Whether ``rev`` names a commit of ``repo`` (False for HEAD before the first commit)."""
+    try:
+        _run_git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    except TreeError:
+        return False
+    return True
+
+
+def renames(repo: str, old_rev: str, new: str | None = None) -> dict[str, str]:
+    """Files renamed (old path -> new path) from ``old_rev`` to ``new``: a revision, the index
+    (:data:`STAGED`) or, for None, the work tree; from ``git diff -M --name-status``."""
+    for rev in (old_rev, new):
+        if rev is not None and rev != STAGED and rev.startswith("-"):
+            raise TreeError(f"{rev}: not a revision")
+    args = ["-c", "core.quotePath=false", "diff", "-M", "--name-status", "-z", "--no-color", "--no-ext-diff",
+            old_rev]
+    if new is not None:
+        args.append(new)
+    raw = _run_git(repo, *args, "--").split(b"\0")
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(raw):
+        status = raw[i].decode("ascii", "replace")
+        if not status:
+            i += 1
+            continue
+        if status[0] in "RC":  # R100 / C075: a score, then two paths
+            if status[0] == "R" and i + 2 < len(raw):
+                out[raw[i + 1].decode("utf-8", "surrogateescape")] = raw[i + 2].decode("utf-8", "surrogateescape")
+            i += 3
+        else:
+            i += 2
+    return out
+
+
+class IndexTree(Tree):
+    """What is staged: the git index of a work tree (``git ls-files -s``), so that a
+    pre-commit hook lints what is about to be committed, not the work tree. Regular files
+    and symlinks only: submodules (gitlinks) are not files of the tree."""
+
+    def __init__(self, repo: str) -> None:
+        self.repo = repo
+        try:
+            top = _run_git(repo, "rev-parse", "--show-toplevel").decode("utf-8", "surrogateescape").strip()
+        except TreeError as exc:
+            raise TreeError(f"{repo}: no git index to read ({exc})") from None
+        self.root = top or os.path.abspath(repo)
+        self._blobs: dict[str, str] = {}
+        self._cache: dict[str, bytes] = {}
+
+    @cached_property
+    def _entries(self) -> dict[str, str | None]:
+        raw = _run_git(self.root, "ls-files", "-s", "-z", "--full-name")
+        out: dict[str, str | None] = {}
+        links: list[str] = []
+        unmerged: list[str] = []
+        for rec in raw.split(b"\0"):
+            if not rec:
+                continue
+            meta, _, path_b = rec.partition(b"\t")
+            mode, sha, stage = meta.decode().split()
+            path = path_b.decode("utf-8", "surrogateescape")
+            if stage != "0":
+                unmerged.append(path)
+                continue
+            if mode == "160000":  # a gitlink (submodule): not a file
+                continue
+            self._blobs[path] = sha
+            out[path] = None
+            if mode == "120000":
+                links.append(path)
+        if unmerged:
+            raise TreeError(f"{self.repo}: the index has unmerged paths ({', '.join(sorted(set(unmerged))[:3])}"
+                            f"{', ...' if len(set(unmerged)) > 3 else ''}): resolve the conflicts first")
+        for p, t in zip(links, _batch(self.root, [self._blobs[p] for p in links])):
+            out[p] = (t or b"").decode("utf-8", "replace")
+        return out
+
+    def prefetch(self, paths: Iterable[str]) -> None:
+        """Read many staged blobs with one git process."""
+        entries = self._entries
+        want = [p for p in paths if p in self._blobs and p not in self._cache and entries.get(p) is None]
+        for p, data in zip(want, _batch(self.root, [self._blobs[p] for p in want])):
+            if data is not None:
+                self._cache[p] = data
+
+    def _read(self, path: str) -> bytes | None:
+        _ = self._entries
+        if path not in self._cache:
+            sha = self._blobs.get(path)
+            data = _batch(self.root, [sha])[0] if sha is not None else None
+            if data is None:
+                return None
+            self._cache[path] = data
+        return self._cache[path]
+
+
+
+
+class GitTree(Tree):
+    """A git revision, read with ``git ls-tree`` and ``git cat-file --batch``."""
+
+    def __init__(self, repo: str, rev: str) -> None:
+        self.repo = repo
+        self.rev = rev
+        self.root = f"{repo}@{rev}"
+        try:
+            self.commit = self._git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").decode().strip()
+        except TreeError as exc:
+            raise TreeError(f"{rev}: not a revision of {repo} ({exc})") from None
+        self._blobs: dict[str, str] = {}
+        self._cache: dict[str, bytes] = {}
+
+    def _git(self, *args: str, data: bytes | None = None) -> bytes:
+        return _run_git(self.repo, *args, data=data)
+
+    @cached_property
+    def _entries(self) -> dict[str, str | None]:
+        raw = self._git("ls-tree", "-r", "-z", "--full-tree", self.commit)
+        out: dict[str, str | None] = {}
+        links: list[str] = []
+        for rec in raw.split(b"\0"):
+            if not rec:
+                continue
+            meta, _, path_b = rec.partition(b"\t")
+            mode, kind, sha = meta.decode().split()
+            if kind != "blob":
+                continue
+            path = path_b.decode("utf-8", "surrogateescape")
+            self._blobs[path] = sha
+            out[path] = None
+            if mode == "120000":
+                links.append(path)
+        if links:
+            targets = self._cat([self._blobs[p] for p in links])
+            for p, t in zip(links, targets):
+                out[p] = (t or b"").decode("utf-8", "replace")
+        return out
+
+    def _cat(self, shas: list[str]) -> list[bytes | None]:
+        return _batch(self.repo, shas)
+
+    def prefetch(self, paths: Iterable[str]) -> None:
+        """Read many blobs with one git process."""
+        want = [p for p in paths if p in self._blobs and p not in self._cache and self._entries.get(p) is None]
+        if not want:
+            return
+        for p, data in zip(want, self._cat([self._blobs[p] for p in want])):
+            if data is not None:
+                self._cache[p] = data
+
+    def _read(self, path: str) -> bytes | None:
+        _ = self._entries
+        if path not in self._cache:
+            sha = self._blobs.get(path)
+            if sha is None:
+                return None
+            data = self._cat([sha])[0]
+            if data is None:
+                return None
+            self._cache[path] = data
+        return self._cache[path]
