@@ -14,7 +14,7 @@ from bot.newonly import Comparison
 from bot.repo.tree import Tree, TreeError, find_root, open_tree
 from bot.report import Stats
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 # stdout was closed under us (`benchbot lint | head -1`): 128 + SIGPIPE, what the shell reports for a
 # C tool the signal killed; kept apart from 1 (findings) so that `set -o pipefail` scripts can tell.
 EXIT_PIPE = 141
@@ -87,6 +87,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (OSError, ValueError):  # stdout is no real file (captured in a test)
             pass
         return EXIT_PIPE
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as exc:  # a bug of ours, never "findings": one line, exit 3 (BENCHBOT_DEBUG=1: traceback)
+        if os.environ.get("BENCHBOT_DEBUG"):
+            raise
+        where = ""
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        if tb is not None:
+            where = f" at {os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
+        print(f"benchbot: internal error: {type(exc).__name__}: {str(exc)[:200]}{where} "
+              "(a bug in benchbot; BENCHBOT_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
     return code
 
 

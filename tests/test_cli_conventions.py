@@ -244,3 +244,21 @@ def test_explain_is_plain_text(capsys: pytest.CaptureFixture[str]) -> None:
     for line in code_lines:
         assert "    " + line in lines
     assert "    " + code_lines[0].strip() not in lines  # not flush with the prose
+
+
+def test_an_internal_error_is_one_line_and_exit_3(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    import bot.lint
+
+    def broken(*_: object) -> None:
+        raise KeyError("boom")
+
+    monkeypatch.setattr(bot.lint, "gather", broken)
+    assert main(["lint", str(EXAMPLE)]) == 3
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("benchbot: internal error: KeyError: 'boom' at test_cli_conventions.py:")
+    assert err.count("\n") == 1 and "Traceback" not in err
+    monkeypatch.setenv("BENCHBOT_DEBUG", "1")
+    with pytest.raises(KeyError):
+        main(["lint", str(EXAMPLE)])
