@@ -116,8 +116,8 @@ def _fix(facts: Facts, entries: list[Entry], heir: str) -> Fix | None:
         text = facts.tree.text(path)
         if text is None:
             return None
-        data = next((c.data for c in facts.configs if c.path == path), None)
-        new = replace_scalars(text, [(e.name, "runner", e.field_pos("runner")) for e in group], heir, data)
+        new = replace_scalars(text, [(e.name, "runner", e.field_pos("runner")) for e in group], heir,
+                              group[0].runner)
         if new is None:
             return None
         edits.append(Edit(path, text, new))
