@@ -79,7 +79,37 @@ def renames(repo: str, old_rev: str, new: str | None = None) -> dict[str, str]:
     return out
 
 
-class IndexTree(Tree):
+class _BlobTree(Tree):
+    """A tree whose files are git blobs (``_blobs``: path -> sha), read through one
+    ``git cat-file --batch`` per call and cached."""
+
+    repo: str
+    _blobs: dict[str, str]
+    _cache: dict[str, bytes]
+
+    def _cat(self, shas: list[str]) -> list[bytes | None]:
+        return _batch(self.repo, shas)
+
+    def prefetch(self, paths: Iterable[str]) -> None:
+        """Read many blobs with one git process."""
+        entries = self._entries
+        want = [p for p in paths if p in self._blobs and p not in self._cache and entries.get(p) is None]
+        for p, data in zip(want, self._cat([self._blobs[p] for p in want])):
+            if data is not None:
+                self._cache[p] = data
+
+    def _read(self, path: str) -> bytes | None:
+        _ = self._entries
+        if path not in self._cache:
+            sha = self._blobs.get(path)
+            data = self._cat([sha])[0] if sha is not None else None
+            if data is None:
+                return None
+            self._cache[path] = data
+        return self._cache[path]
+
+
+class IndexTree(_BlobTree):
     """What is staged: the git index of a work tree (``git ls-files -s``), so that a
     pre-commit hook lints what is about to be committed, not the work tree. Regular files
     and symlinks only: submodules (gitlinks) are not files of the tree."""
@@ -118,32 +148,12 @@ class IndexTree(Tree):
         if unmerged:
             raise TreeError(f"{self.repo}: the index has unmerged paths ({', '.join(sorted(set(unmerged))[:3])}"
                             f"{', ...' if len(set(unmerged)) > 3 else ''}): resolve the conflicts first")
-        for p, t in zip(links, _batch(self.root, [self._blobs[p] for p in links])):
+        for p, t in zip(links, self._cat([self._blobs[p] for p in links])):
             out[p] = (t or b"").decode("utf-8", "replace")
         return out
 
-    def prefetch(self, paths: Iterable[str]) -> None:
-        """Read many staged blobs with one git process."""
-        entries = self._entries
-        want = [p for p in paths if p in self._blobs and p not in self._cache and entries.get(p) is None]
-        for p, data in zip(want, _batch(self.root, [self._blobs[p] for p in want])):
-            if data is not None:
-                self._cache[p] = data
 
-    def _read(self, path: str) -> bytes | None:
-        _ = self._entries
-        if path not in self._cache:
-            sha = self._blobs.get(path)
-            data = _batch(self.root, [sha])[0] if sha is not None else None
-            if data is None:
-                return None
-            self._cache[path] = data
-        return self._cache[path]
-
-
-
-
-class GitTree(Tree):
+class GitTree(_BlobTree):
     """A git revision, read with ``git ls-tree`` and ``git cat-file --batch``."""
 
     def __init__(self, repo: str, rev: str) -> None:
@@ -182,27 +192,3 @@ class GitTree(Tree):
             for p, t in zip(links, targets):
                 out[p] = (t or b"").decode("utf-8", "replace")
         return out
-
-    def _cat(self, shas: list[str]) -> list[bytes | None]:
-        return _batch(self.repo, shas)
-
-    def prefetch(self, paths: Iterable[str]) -> None:
-        """Read many blobs with one git process."""
-        want = [p for p in paths if p in self._blobs and p not in self._cache and self._entries.get(p) is None]
-        if not want:
-            return
-        for p, data in zip(want, self._cat([self._blobs[p] for p in want])):
-            if data is not None:
-                self._cache[p] = data
-
-    def _read(self, path: str) -> bytes | None:
-        _ = self._entries
-        if path not in self._cache:
-            sha = self._blobs.get(path)
-            if sha is None:
-                return None
-            data = self._cat([sha])[0]
-            if data is None:
-                return None
-            self._cache[path] = data
-        return self._cache[path]

@@ -87,16 +87,24 @@ def run(facts: Facts, conf: Config) -> list[Finding]:
 
 def fold(findings: list[Finding]) -> list[Finding]:
     """One finding per root cause: a finding that another reported finding lists as its
-    consequence is dropped (it lives on in the cause's ``related``). A consequence whose
-    cause is suppressed, ignored or disabled stays a finding of its own."""
-    absorbed = {r.fingerprint for f in findings for r in f.consequences}
-    if not absorbed:
+    consequence (directly, or through a consequence of its own) is dropped: it lives on in
+    the cause's ``related``. A consequence whose cause was suppressed, ignored or disabled is
+    listed by no reported finding, so it stays a finding of its own; findings that only list
+    each other (no root among them) are all kept."""
+    present = {f.fingerprint for f in findings}
+    edges = {f.fingerprint: {r.fingerprint for r in f.consequences} & present - {f.fingerprint}
+             for f in findings}
+    listed = set().union(*edges.values())
+    if not listed:
         return findings
-    causes = {f.fingerprint for f in findings}
-    # two findings that list each other would both vanish: keep those
-    mutual = {fp for f in findings if f.fingerprint in absorbed for r in f.consequences
-              if (fp := r.fingerprint) in causes and fp in absorbed}
-    return [f for f in findings if f.fingerprint not in absorbed or f.fingerprint in mutual]
+    dropped: set[str] = set()
+    todo = [fp for fp in present if fp not in listed]  # the roots
+    while todo:
+        for child in edges[todo.pop()]:
+            if child not in dropped:
+                dropped.add(child)
+                todo.append(child)
+    return [f for f in findings if f.fingerprint not in dropped]
 
 
 def suppress(findings: list[Finding], suppressions: Mapping[str, list[Suppression]]

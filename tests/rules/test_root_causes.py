@@ -115,3 +115,18 @@ def test_a_moved_script_is_the_consequence_of_the_entry_that_misses_it(tmp_path:
         ("dead-script", "benchmarks/single_node/old/kimik2.5_int4_mi355x.sh")]
     assert "was it moved?" in missing.message
     assert not any(f.rule == "dead-script" and "old/" in f.path for f in found)
+
+
+def test_fold_drops_what_a_root_reaches_and_keeps_the_rest() -> None:
+    from bot.findings import Related, Severity, fingerprint_of
+    from bot.rules import fold
+
+    def f(key: str, *cons: str) -> Finding:
+        return Finding("r", "BB000", Severity.ERROR, "p", 1, 1, key, tuple(Related("p", 1, "", "r", c) for c in cons),
+                       key=key)
+
+    assert fingerprint_of("r", "b") == f("b").fingerprint
+    chain = [f("a", "b"), f("b", "c"), f("c"), f("x", "gone")]
+    assert [g.key for g in fold(chain)] == ["a", "x"]
+    cycle = [f("p", "q"), f("q", "p")]
+    assert [g.key for g in fold(cycle)] == ["p", "q"]
