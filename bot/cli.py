@@ -12,7 +12,7 @@ from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding, Severity
 from bot.newonly import Comparison
 from bot.repo.tree import Tree, TreeError, find_root, open_tree
-from bot.report import Stats
+from bot.report import Stats, visible
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 # stdout was closed under us (`benchbot lint | head -1`): 128 + SIGPIPE, what the shell reports for a
@@ -121,9 +121,14 @@ def _command(args: argparse.Namespace) -> int:
         print(rule_text(module))
         return EXIT_OK
     if args.command in ("lint", "dispatch"):
+        for option in ("rev", "new_from_rev"):
+            if getattr(args, option, None) == "":  # `--rev ""` (an unset variable) is no revision
+                print(f"benchbot: --{option.replace('_', '-')} needs a revision (got an empty string)",
+                      file=sys.stderr)
+                return EXIT_USAGE
         problem = _locate(args)
         if problem is not None:
-            print(f"benchbot: {problem}", file=sys.stderr)
+            print(f"benchbot: {visible(problem)}", file=sys.stderr)
             return EXIT_USAGE
     if args.command == "dispatch":
         return _dispatch(args)
@@ -176,13 +181,14 @@ def _dispatch(args: argparse.Namespace) -> int:
         tree = open_tree(args.path, args.rev)
         conf = load_config(tree, args.config)
     except (TreeError, ConfigError) as exc:
-        print(f"benchbot: {exc}", file=sys.stderr)
+        print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
+    tree.limit(conf.max_file_bytes)
     facts = gather(tree, conf.profile)
     names = [e.name for e in facts.entries]
     for pattern in args.entry or ():
         if not any(fnmatch.fnmatchcase(name, pattern) for name in names):
-            print(f"benchbot: no entry matches {pattern} ({_entry_hint(names, pattern)})", file=sys.stderr)
+            print(visible(f"benchbot: no entry matches {pattern} ({_entry_hint(names, pattern)})"), file=sys.stderr)
             return EXIT_USAGE
     table = [r for r in rows(facts)
              if not args.entry or any(fnmatch.fnmatchcase(str(r["entry"]), pat) for pat in args.entry)]
@@ -207,7 +213,7 @@ def _event(args: argparse.Namespace) -> int:
     try:
         name, payload = event.read_event(env)
     except ValueError as exc:
-        print(f"benchbot: {exc}", file=sys.stderr)
+        print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
 
     def port() -> Port:
@@ -291,7 +297,7 @@ def _lint(args: argparse.Namespace) -> int:
 
     problem = cli_compare.usage_error(args) or cli_fix.usage_error(args)
     if problem:
-        print(f"benchbot: {problem}", file=sys.stderr)
+        print(f"benchbot: {visible(problem)}", file=sys.stderr)
         return EXIT_USAGE
     try:
         tree: Tree = cli_compare.open_head(args)
@@ -305,8 +311,9 @@ def _lint(args: argparse.Namespace) -> int:
         if args.fail_on:
             conf = replace(conf, fail_on=Severity.parse(args.fail_on))
     except (TreeError, ConfigError) as exc:
-        print(f"benchbot: {exc}", file=sys.stderr)
+        print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
+    tree.limit(conf.max_file_bytes)
     result = lint(tree, conf)
     fix_report: list[str] = []
     if cli_fix.wanted(args):
@@ -328,7 +335,7 @@ def _lint(args: argparse.Namespace) -> int:
     try:
         compared, base_seconds = cli_compare.comparison(args, conf, result)
     except (TreeError, ValueError) as exc:
-        print(f"benchbot: {exc}", file=sys.stderr)
+        print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     findings = result.findings if compared is None else compared.new  # only the new ones are reported
     stats = replace(result.stats, seconds=result.stats.seconds + base_seconds)

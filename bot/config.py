@@ -5,6 +5,7 @@ select: [ignored-variant, missing-script]   # default: every rule
 ignore: [dead-script]
 severity: {dead-script: error}
 fail-on: warning                            # error | warning | info
+max-file-mb: 8                              # bigger repo files are reported, not read (<= 64)
 per-path-ignores:                           # glob -> rules not reported there
   "benchmarks/experimental/**": [dead-script]
 profile: {...}                              # overrides of bot.repo.profile.Profile
@@ -19,6 +20,8 @@ file, line and column of the offending key or value.
 from __future__ import annotations
 
 import difflib
+import os
+import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -27,7 +30,7 @@ from typing import Any
 from bot.findings import Severity
 from bot.repo.profile import Profile, profile_from_config
 from bot.repo.schema import validate
-from bot.repo.tree import Tree, glob_match
+from bot.repo.tree import DEFAULT_MAX_BYTES, HARD_MAX_BYTES, Tree, glob_match, too_large
 from bot.repo.yamlfile import YList, YMap, load
 
 CONFIG_FILES = (".benchbot.yml", ".benchbot.yaml")
@@ -87,6 +90,8 @@ class Config:
     per_path_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     github: GitHubConfig = field(default_factory=lambda: GitHubConfig())
     bench: BenchConfig = field(default_factory=lambda: BenchConfig())
+    # ``max-file-mb``: a repo file over this is reported, not read (at most HARD_MAX_BYTES)
+    max_file_bytes: int = DEFAULT_MAX_BYTES
 
     def enabled(self, rule: str) -> bool:
         return (self.select is None or rule in self.select) and rule not in self.ignore
@@ -97,28 +102,51 @@ class Config:
 
 
 def load_config(tree: Tree, explicit: str | None = None) -> Config:
-    """Read the config from the repo (or an explicit file path on disk)."""
+    """Read the config from the repo (or an explicit file path on disk).
+
+    A config file that is there but cannot be read (not a regular file, over the size
+    budget, permission denied), nests too deeply or expands too far is a ConfigError."""
     if explicit is not None:
-        try:
-            with open(explicit, encoding="utf-8") as fh:
-                content = fh.read()
-        except OSError as exc:
-            raise ConfigError(f"{explicit}: cannot read ({exc.strerror})") from None
-        return _from_text(explicit, content)
+        return _from_text(explicit, _read_explicit(explicit))
     for name in CONFIG_FILES:
-        found = tree.text(name)
+        found = _text(tree, name)
         if found is not None:
             return _from_text(name, found)
-    text = tree.text("pyproject.toml")
+    text = _text(tree, "pyproject.toml")
     if text is not None:
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"pyproject.toml: {exc}") from None
-        section = data.get("tool", {}).get("benchbot")
+        except RecursionError:  # tomllib recurses per nested array / inline table
+            raise ConfigError("pyproject.toml: an array or inline table nests too deeply to read") from None
+        tool = data.get("tool", {})
+        section = tool.get("benchbot") if isinstance(tool, dict) else None
         if isinstance(section, dict):
             return from_mapping(section, "pyproject.toml")
     return Config()
+
+
+def _text(tree: Tree, path: str) -> str | None:
+    text = tree.text(path)
+    if text is None and tree.is_file(path):
+        raise ConfigError(f"{path}: {tree.problem(path) or 'unreadable'}; the configuration cannot be read")
+    return text
+
+
+def _read_explicit(path: str) -> str:
+    """``--config FILE``: a regular file within the hard size limit, opened without blocking."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise ConfigError(f"{path}: not a regular file; the configuration cannot be read")
+        if st.st_size > HARD_MAX_BYTES:
+            raise ConfigError(f"{path}: {too_large(st.st_size, HARD_MAX_BYTES)}")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            return fh.read(HARD_MAX_BYTES + 1).decode("utf-8", "replace")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
 
 
 def _from_text(path: str, text: str) -> Config:
@@ -214,4 +242,5 @@ def from_mapping(data: Mapping[str, Any], path: str) -> Config:
         max_per_hour=int(b.get("max-per-hour", defaults.max_per_hour)),
         poll_seconds=float(b.get("poll-seconds", defaults.poll_seconds)),
     )
-    return Config(select, ignore, severity, fail_on, profile, path, per_path, github, bench)
+    max_file = min(int(float(data.get("max-file-mb", DEFAULT_MAX_BYTES / 2**20)) * 2**20), HARD_MAX_BYTES)
+    return Config(select, ignore, severity, fail_on, profile, path, per_path, github, bench, max(1, max_file))

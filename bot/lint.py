@@ -23,6 +23,7 @@ class LintResult:
 
 def lint(tree: Tree, conf: Config) -> LintResult:
     t0 = time.perf_counter()
+    tree.limit(conf.max_file_bytes)
     facts = gather(tree, conf.profile)
     findings = rules.run(facts, conf)
     elapsed = time.perf_counter() - t0

@@ -236,8 +236,11 @@ def review_workflow_problems(workflow: dict[Any, Any]) -> list[str]:
     types = set((on.get("pull_request") or {}).get("types") or [])
     if types != {"opened", "synchronize", "reopened", "ready_for_review"}:
         problems.append(f"pull_request types {sorted(types)}")
-    if (workflow.get("concurrency") or {}).get("cancel-in-progress") is not True:
-        problems.append("concurrency: cancel-in-progress is not true")
+    concurrency = workflow.get("concurrency") or {}
+    if concurrency.get("group") != "benchbot-review-${{ github.event.pull_request.number }}":
+        problems.append(f"concurrency group {concurrency.get('group')!r}, want the one the /lint job shares")
+    if concurrency.get("cancel-in-progress") is not False:
+        problems.append("concurrency: cancel-in-progress is not false (a review must not be cut between writes)")
     jobs = workflow.get("jobs") or {}
     review, upload = jobs.get("review") or {}, jobs.get("upload-sarif") or {}
     if review.get("permissions") != {"contents": "read", "pull-requests": "write"}:
@@ -317,21 +320,41 @@ def commands_workflow_problems(workflow: dict[Any, Any]) -> list[str]:
     types = set((on.get("issue_comment") or {}).get("types") or [])
     if types != {"created"}:
         problems.append(f"issue_comment types {sorted(types)}, want [created]")
-    concurrency = workflow.get("concurrency") or {}
-    if "github.event.issue.number" not in str(concurrency.get("group", "")):
-        problems.append("concurrency group is not per pull request (github.event.issue.number)")
-    if concurrency.get("cancel-in-progress") is not False:
-        problems.append("concurrency: cancel-in-progress is not false (a dispatch must not be cut halfway)")
+    if "concurrency" in workflow:
+        problems.append("workflow-level concurrency: a new comment would cancel a pending /bench (one pending per "
+                        "group); put a concurrency group on each job")
     jobs = workflow.get("jobs") or {}
-    if set(jobs) != {"commands"}:
-        problems.append(f"jobs {sorted(jobs)}, want only commands")
-    job = jobs.get("commands") or {}
-    if job.get("permissions") != {"contents": "read", "pull-requests": "write", "actions": "write"}:
-        problems.append(f"commands permissions {job.get('permissions')!r}")
+    if set(jobs) != {"commands", "lint"}:
+        problems.append(f"jobs {sorted(jobs)}, want commands and lint")
+    groups = {"commands": "benchbot-commands-${{ github.event.comment.id }}",
+              "lint": "benchbot-review-${{ github.event.issue.number }}"}
+    for name, group in groups.items():
+        concurrency = (jobs.get(name) or {}).get("concurrency") or {}
+        if concurrency.get("group") != group:
+            problems.append(f"{name}: concurrency group {concurrency.get('group')!r}, want {group!r}")
+        if concurrency.get("cancel-in-progress") is not False:
+            problems.append(f"{name}: concurrency: cancel-in-progress is not false (a dispatch must not be cut "
+                            "halfway)")
+    for name in ("lint", "commands"):
+        problems += _commands_job_problems(name, jobs.get(name) or {})
+    for where, step in _steps(workflow):
+        text = json.dumps(step)
+        if "github.event.comment" in text or "github.event.issue.title" in text or "github.event.issue.body" in text:
+            problems.append(f"{where}: comment or issue text reaches a step (benchbot reads the event file)")
+        if re.search(r"\bgit\s+(?:-\S+\s+)*(?:checkout|switch|worktree|reset|merge|pull)\b", str(step.get("run", ""))):
+            problems.append(f"{where}: puts the PR's files in the work tree (they must stay git objects)")
+    return problems
+
+
+def _commands_job_problems(name: str, job: dict[Any, Any]) -> list[str]:
+    problems = []
+    want = {"contents": "read", "pull-requests": "write", **({"actions": "write"} if name == "commands" else {})}
+    if job.get("permissions") != want:
+        problems.append(f"{name} permissions {job.get('permissions')!r}")
     condition = str(job.get("if", ""))
     for needle in ("github.event.issue.pull_request", "github.event.comment.user.type != 'Bot'"):
         if needle not in condition:
-            problems.append(f"commands: if: does not check {needle}")
+            problems.append(f"{name}: if: does not check {needle}")
     steps = job.get("steps") or []
     checkouts = _step_using(steps, "actions/checkout")
     if len(checkouts) != 1:
@@ -345,12 +368,6 @@ def commands_workflow_problems(workflow: dict[Any, Any]) -> list[str]:
     fetches = [s for s in steps if isinstance(s, dict) and "refs/pull/${PR_NUMBER}/head" in str(s.get("run", ""))]
     if len(fetches) != 1 or (fetches[0].get("env") or {}).get("PR_NUMBER") != "${{ github.event.issue.number }}":
         problems.append("no step fetching refs/pull/${PR_NUMBER}/head with PR_NUMBER: ${{ github.event.issue.number }}")
-    for where, step in _steps(workflow):
-        text = json.dumps(step)
-        if "github.event.comment" in text or "github.event.issue.title" in text or "github.event.issue.body" in text:
-            problems.append(f"{where}: comment or issue text reaches a step (benchbot reads the event file)")
-        if re.search(r"\bgit\s+(?:-\S+\s+)*(?:checkout|switch|worktree|reset|merge|pull)\b", str(step.get("run", ""))):
-            problems.append(f"{where}: puts the PR's files in the work tree (they must stay git objects)")
     bots = _step_using(steps, "benchbot/benchbot")
     if len(bots) != 1 or (bots[0].get("with") or {}).get("command") != "event":
         problems.append("no benchbot/benchbot step with command: event")
@@ -483,6 +500,14 @@ def test_review_workflow_structure() -> None:
     assert "pull_request" in on and "pull_request_target" not in on
     assert workflow.get("permissions", {}) == {}
     assert review_workflow_problems(workflow) == []
+
+
+def test_review_workflow_queues_with_the_lint_command() -> None:
+    workflow = load(REVIEW)
+    workflow["concurrency"]["cancel-in-progress"] = True
+    workflow["concurrency"]["group"] = "benchbot-${{ github.event.pull_request.number }}"
+    problems = "\n".join(review_workflow_problems(workflow))
+    assert "cancel-in-progress is not false" in problems and "the /lint job shares" in problems
 
 
 def test_action_structure() -> None:
@@ -659,8 +684,8 @@ def test_checks_flag_a_bad_commands_workflow(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yml"
     bad.write_text(BAD_COMMANDS, encoding="utf-8")
     problems = "\n".join(commands_workflow_problems(load(bad)))
-    for expected in ("types ['created', 'edited']", "not per pull request", "cancel-in-progress is not false",
-                     "commands permissions", "does not check github.event.issue.pull_request",
+    for expected in ("types ['created', 'edited']", "workflow-level concurrency", "cancel-in-progress is not false",
+                     "commands permissions", "commands: if: does not check github.event.issue.pull_request",
                      "must check out the default branch only", "fetch-depth is not 0",
                      "no step fetching refs/pull", "comment or issue text reaches a step", "no benchbot/benchbot"):
         assert expected in problems, problems

@@ -24,7 +24,16 @@ import requests
 from github import Auth, GithubException, GithubRetry
 from urllib3.response import BaseHTTPResponse
 
-from bot.github.port import ChangedFile, Comment, DraftComment, GitHubError, PullRequest, ReviewComment
+from bot.github.port import (
+    ChangedFile,
+    Comment,
+    DraftComment,
+    GitHubError,
+    PullRequest,
+    ReviewComment,
+    RunInfo,
+    TimelineEvent,
+)
 
 log = logging.getLogger("benchbot.github")
 T = TypeVar("T")
@@ -174,7 +183,8 @@ class PyGithubPort:
             return PullRequest(
                 number=pr.number, head_sha=pr.head.sha, base_sha=pr.base.sha, head_ref=pr.head.ref,
                 base_ref=pr.base.ref, author=pr.user.login if pr.user else "", draft=bool(pr.draft),
-                state=pr.state, html_url=pr.html_url or "")
+                state=pr.state, html_url=pr.html_url or "",
+                head_repo=pr.head.repo.full_name if pr.head.repo else "")
 
     def pull_files(self, number: int) -> list[ChangedFile]:
         with _call(f"list the files of #{number}"):
@@ -292,6 +302,50 @@ class PyGithubPort:
                     break  # newest first: the rest are older
                 if run.display_title == title:
                     return str(run.html_url)
+        return None
+
+    def timeline(self, number: int) -> list[TimelineEvent]:
+        with _call(f"read the timeline of #{number}"):
+            out: list[TimelineEvent] = []
+            for e in self.repo.get_issue(number).get_timeline():
+                raw = e.raw_data if isinstance(e.raw_data, dict) else {}
+                kind = str(raw.get("event") or "")
+                sha = raw.get("sha") if kind == "committed" else raw.get("commit_id")
+                created = raw.get("created_at") if kind != "committed" else None
+                at = _posix(created) if isinstance(created, str) else None
+                out.append(TimelineEvent(kind, str(sha) if sha else None, at))
+            return out
+
+    def delete_issue_comment(self, comment_id: int) -> None:
+        try:
+            with _call(f"delete comment {comment_id}"):
+                self.repo.get_issue(0).get_comment(comment_id).delete()
+        except GitHubError as exc:
+            if exc.status != 404:
+                raise
+
+    def head_runs(self, sha: str, limit: int) -> list[RunInfo]:
+        if limit <= 0:
+            return []
+        with _call(f"list the workflow runs for {sha[:12]}"):
+            out: list[RunInfo] = []
+            for i, run in enumerate(self.repo.get_workflow_runs(head_sha=sha), 1):
+                head = run.head_repository  # the listed fields only (raw_data would GET each run)
+                if run.created_at is not None:
+                    out.append(RunInfo(str(run.head_sha or ""), str(run.event or ""), str(run.head_branch or ""),
+                                       str(head.full_name) if head is not None else "", run.created_at.timestamp()))
+                if i >= limit:
+                    break  # newest first; with per_page=100, 100 runs are one request (no next page)
+            return out
+
+
+def _posix(text: str) -> float | None:
+    """An ISO 8601 time from GitHub as POSIX seconds (None if unreadable)."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
         return None
 
 

@@ -3,7 +3,7 @@
 A command is one line of the comment body (lines end at LF, CRLF or a lone CR; a line break
 never continues a command) that starts, after at most 3 spaces, with ``/`` and a trigger word::
 
-    /bench <sku-or-label> [entry ...] [--all] [--force]
+    /bench <sku-or-label> [entry ...] [--all] [--force] [@<sha>]
     /lint
     /help
 
@@ -17,7 +17,9 @@ Trigger words are case-insensitive and end at the end of the line or a space or 
 are split on spaces and tabs, with no quoting. An argument is a flag (exactly ``--all`` or
 ``--force``), the target (the first other argument: a GPU SKU or runner label, lowercased,
 ``(cluster:)?[a-z0-9][a-z0-9._-]{0,63}``) or an entry name (``[A-Za-z0-9][A-Za-z0-9._-]{0,127}``,
-at most 32, duplicates dropped). Anything else (a shell metacharacter, a quote, a non-ASCII
+at most 32, duplicates dropped) or the head commit the command is for (``@`` and 7 to 40 hex
+digits, at most one: ``@5ca31cc``; it must be a prefix of the pull request's head when the bot
+acts, or nothing runs). Anything else (a shell metacharacter, a quote, a non-ASCII
 lookalike, a control character, an unknown flag, entries with ``--all``, a missing target,
 arguments to ``/lint`` or ``/help``) makes the whole command :class:`Invalid`, never a partial
 one. A slash word close to a trigger (``/bnech``, ``/Bench:``) is Invalid with a did-you-mean;
@@ -51,6 +53,7 @@ _ARG_SEP = re.compile(r"[ \t]+")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._:-]")
 _TARGET = re.compile(r"(cluster:)?[a-z0-9][a-z0-9._-]{0,63}")
 _ENTRY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_SHA = re.compile(r"@([0-9a-fA-F]{7,40})")
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,7 @@ class Bench:
     all: bool = False  # --all
     force: bool = False  # --force
     line: int = 0  # 1-based line of the comment body
+    sha: str | None = None  # ``@5ca31cc``: the head commit (a 7-40 hex prefix, lowercased) the command is for
 
 
 @dataclass(frozen=True)
@@ -99,10 +103,12 @@ def help_text() -> str:
     return "\n".join((
         "**Commands**: one per line, at the start of the line; not inside code blocks, quotes or HTML comments.",
         "",
-        "- `/bench <sku-or-label> [entry ...] [--all] [--force]`: benchmark on a GPU SKU or runner label "
+        "- `/bench <sku-or-label> [entry ...] [--all] [--force] [@<sha>]`: benchmark on a GPU SKU or runner label "
         "(e.g. `mi325x`, `mi325x-disagg`, `b200-nv`); entry names restrict the selection, `--all` selects "
         f"every entry of the target, `--force` runs even when the bot would skip. At most {MAX_ENTRIES} entries. "
-        "Example: `/bench mi325x kimik2.5-int4-mi325x-vllm-mtp --force`",
+        "`@<sha>` (7 to 40 hex digits) names the head commit you reviewed: only that commit is run, and the "
+        "command is refused if the pull request's head is another one. "
+        "Example: `/bench mi325x kimik2.5-int4-mi325x-vllm-mtp --force @5ca31cc`",
         "- `/lint`: lint this pull request again. Example: `/lint`",
         "- `/help`: show this message. Example: `/help`",
         "",
@@ -174,7 +180,17 @@ def _bench(args: list[str], text: str, number: int) -> Bench | Invalid:
     target = ""
     entries: list[str] = []
     flags: set[str] = set()
+    sha: str | None = None
     for arg in args:
+        if arg[0] == "@":
+            named = _SHA.fullmatch(arg)
+            if named is None:
+                return Invalid(text, f"{_code(arg)} is not a commit: use `@` and 7 to 40 hex digits, "
+                                     "e.g. `@5ca31cc`", number)
+            if sha is not None:
+                return Invalid(text, "name at most one commit (`@<sha>`)", number)
+            sha = named[1].lower()
+            continue
         if arg[0] in DASHES:
             if arg not in FLAGS:
                 return Invalid(text, f"unknown flag {_code(arg)}; {_flag_hint(arg)}", number)
@@ -199,7 +215,7 @@ def _bench(args: list[str], text: str, number: int) -> Bench | Invalid:
         return Invalid(text, "use either entry names or `--all`, not both", number)
     if len(entries) > MAX_ENTRIES:
         return Invalid(text, f"at most {MAX_ENTRIES} entry names per `/bench`, got {len(entries)}", number)
-    return Bench(target, tuple(dict.fromkeys(entries)), "--all" in flags, "--force" in flags, number)
+    return Bench(target, tuple(dict.fromkeys(entries)), "--all" in flags, "--force" in flags, number, sha)
 
 
 def _near(word: str) -> str | None:

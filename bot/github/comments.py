@@ -1,43 +1,57 @@
 """``issue_comment`` on a pull request: the comment commands ``/bench``, ``/lint``, ``/help``.
 
-Order of a ``/bench``: ignore bots; skip a comment already answered (the bot's reply carries
-a hidden marker naming the comment: a redelivered event dispatches nothing); 👀; check the
-commenter's permission through the collaborator API (admin, maintain, write, or the
-configured allow-list: the event's actor alone is never trusted); pin the PR head; select
-entries; refuse what lint says would run the wrong script (unless ``--force``); keep the
-per-PR hourly limit; re-read the PR and refuse if its head moved; one dispatch; 🚀 and a
-reply with the entries, the label, the pinned SHA and a link to the run.
+Order: ignore bots and the bot's own comments; read the commenter's permission through the
+collaborator API (admin, maintain, write, or the configured allow-list: the event's actor alone
+is never trusted). Someone without it gets no answer to a near-miss or invalid command (only
+the log says why), and at most one "commands need write access" reply per pull request and
+hour (:data:`REFUSAL_SECONDS`): nobody can make the bot post at will. Then the earlier replies
+decide (:mod:`bot.github.claim`): an answered comment is a redelivery; an open claim is another
+run's, or is completed if that run died. Then 👀, the claim, and the command; the answer is an
+edit of the claim. ``/bench`` is :mod:`bot.github.benchrun`.
 
-The configuration comes from the checkout, which the commands workflow makes of the
-default branch: a pull request cannot change who may dispatch or what.
+Any failure while answering (a GitHub error, a bug) still ends in one line on the claim and 😕;
+a command is never left with 👀 alone.
+
+The configuration comes from the checkout, which the commands workflow makes of the default
+branch: a pull request cannot change who may dispatch or what.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from bot.config import Config, ConfigError, load_config
-from bot.github import bench, commands
-from bot.github.event import EXIT_ERROR, EXIT_OK, Options, Outcome, PortFactory, bot_login, pull_request
+from bot.github import claim, commands
+from bot.github.claim import reply_marker
+from bot.github.event import EXIT_ERROR, EXIT_INTERNAL, EXIT_OK, Options, Outcome, PortFactory, bot_login, pull_request
 from bot.github.port import Comment, GitHubError, Port
 from bot.github.review import own
-from bot.lint import lint
-from bot.repo.facts import gather
-from bot.repo.git import GitTree
-from bot.repo.tree import Tree, TreeError, WorkTree
+from bot.repo.tree import TreeError, WorkTree
 from bot.report import markdown as md
 
 WRITE_ROLES = frozenset({"admin", "maintain", "write"})
-_DISPATCH = re.compile(r"<!-- benchbot:dispatch (\d+) -->")
+REFUSAL_SECONDS = 3600
 Sleep = Callable[[float], None]
 
+__all__ = ["issue_comment", "reply_marker"]
 
-def reply_marker(comment_id: int) -> str:
-    return f"<!-- benchbot:reply {comment_id} -->"
+
+def _refused_marker(login: str) -> str:
+    return f"<!-- benchbot:refused {''.join(ch for ch in login.lower() if ch.isalnum() or ch in '-_')} -->"
+
+
+def _created_at(comment: dict[str, Any]) -> float | None:
+    text = comment.get("created_at")
+    if not isinstance(text, str):
+        return None
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
 
 
 def issue_comment(payload: dict[str, Any], workspace: str, make_port: PortFactory, opts: Options,
@@ -64,25 +78,47 @@ def issue_comment(payload: dict[str, Any], workspace: str, make_port: PortFactor
     except (TreeError, ConfigError) as exc:
         return Outcome(EXIT_ERROR, logs=[f"benchbot: {exc}"])
     out = Outcome(EXIT_OK)
+    ctx: Ctx | None = None
+    eyes: Port | None = None  # set once 👀 is on the comment: from then on it must not stay alone
     try:
         port = make_port()
         me = bot_login(conf, port)
         if own(login, me):
             out.logs.append("benchbot: ignoring the bot's own comment")
             return out
-        marker = reply_marker(comment_id)
         previous = port.issue_comments(number)
-        if any(own(c.author, me) and marker in c.body for c in previous):
+        seen = claim.state(previous, comment_id, me)
+        if seen.answered is not None:
             out.logs.append(f"benchbot: comment {comment_id} was answered already (a redelivered event)")
             return out
-        port.react(comment_id, "eyes")
-        ctx = _Ctx(port, conf, number, comment_id, marker, workspace, out, me, previous, sleep, now)
-        role = port.permission(login)
-        if role not in WRITE_ROLES and login.lower() not in conf.bench.allow:
-            ctx.refuse(f"Sorry @{md.ZWJ}{md.escape(login)}, commands need write access to this repository "
-                       f"(yours: {md.escape(role)}); nothing was run.", log=f"{login} has {role}: refused")
+        if seen.claim is not None:
+            _open_claim(port, conf, number, comment_id, seen.claim, now(), out)
             return out
         cmd = cmds[0]
+        role = port.permission(login)
+        allowed = role in WRITE_ROLES or login.lower() in conf.bench.allow
+        if not allowed and isinstance(cmd, commands.Invalid):
+            out.logs.append(f"benchbot: {login} ({role}) wrote an invalid command; no reply: {cmd.reason}")
+            return out
+        refused = _refused_marker(login)
+        if not allowed and any(own(c.author, me) and refused in c.body and now() - c.created_at < REFUSAL_SECONDS
+                               for c in previous):
+            out.logs.append(f"benchbot: {login} ({role}) was told within the hour that commands need write access")
+            return out
+        port.react(comment_id, "eyes")
+        eyes = port
+        mine = claim.take(port, number, comment_id, me)
+        if mine is None:
+            out.logs.append(f"benchbot: another run of the bot claimed comment {comment_id} first; nothing done")
+            return out
+        at = _created_at(comment)
+        ctx = Ctx(port, conf, number, comment_id, workspace, out, me, previous, sleep, now, mine,
+                  at if at is not None else now())
+        if not allowed:
+            ctx.refuse(f"Sorry @{md.ZWJ}{md.escape(login)}, commands need write access to this repository "
+                       f"(yours: {md.escape(role)}); nothing was run.", log=f"{login} has {role}: refused",
+                       extra_marker=refused)
+            return out
         more = len(cmds) - 1
         note = f"\n\n(One command per comment: the {more} after the first were not run.)" if more else ""
         if isinstance(cmd, commands.Invalid):
@@ -92,39 +128,108 @@ def issue_comment(payload: dict[str, Any], workspace: str, make_port: PortFactor
         elif isinstance(cmd, commands.Lint):
             _lint(ctx, payload, opts)
         else:
-            _bench(ctx, cmd, note)
+            from bot.github import benchrun
+
+            benchrun.run(ctx, cmd, note)
     except GitHubError as exc:
         out.logs.append(f"benchbot: GitHub error: {exc}")
         out.code = EXIT_ERROR
+        _confused(ctx, eyes, comment_id, f"GitHub error: {exc}", out)
+    except Exception as exc:  # a bug: say so on the PR in one line, then let the CLI report it (exit 3)
+        _confused(ctx, eyes, comment_id, f"internal error ({type(exc).__name__}: {exc})", out)
+        raise
     return out
 
 
+def _confused(ctx: Ctx | None, eyes: Port | None, comment_id: int, reason: str, out: Outcome) -> None:
+    """Best effort: 😕 next to 👀, and the claim says what went wrong in one line. Never raises."""
+    try:
+        if eyes is not None:
+            eyes.react(comment_id, "confused")
+        if ctx is not None and not ctx.answered and ctx.dispatched:
+            ctx.reply(f"\U0001f615 The benchmark was dispatched, then this failed: {md.escape(reason[:300])}. "
+                      "See the repository's Actions tab for the run; do not comment again for the same run.",
+                      extra_marker=f"<!-- benchbot:dispatch {ctx.comment_id} -->")
+        elif ctx is not None and not ctx.answered:
+            ctx.reply(f"\U0001f615 Could not finish this command: {md.escape(reason[:300])}. Nothing was "
+                      "started; comment again to retry.")
+    except GitHubError as exc:
+        out.logs.append(f"benchbot: could not report the failure on the pull request: {exc}")
+
+
+def _open_claim(port: Port, conf: Config, number: int, comment_id: int, open_claim: Comment, now: float,
+                out: Outcome) -> None:
+    """A claim without an answer: another run's (recent), or a dead run's (completed here)."""
+    age = now - open_claim.created_at
+    if age < claim.STALE_SECONDS:
+        out.logs.append(f"benchbot: comment {comment_id} is being answered by another run (claim "
+                        f"{open_claim.id}, {age:.0f}s old); nothing done")
+        return
+    title = claim.dispatching_title(open_claim.body)
+    marker = reply_marker(comment_id)
+    if title is None:
+        port.edit_issue_comment(open_claim.id, f"{marker}\n\U0001f615 The run of the bot that took this command "
+                                "stopped before it dispatched anything. Nothing was started; comment again to retry.")
+        port.react(comment_id, "confused")
+        out.logs.append(f"benchbot: completed the dead claim {open_claim.id}: nothing had been dispatched")
+        return
+    me = bot_login(conf, port)
+    rocket = (me.lower(), "rocket") in {(u.lower(), c) for u, c in port.reactions(comment_id)}
+    url = None if conf.bench.repository_dispatch else port.find_run(conf.bench.workflow, title, open_claim.created_at)
+    if rocket or url:
+        link = f"[{md.escape(title)}]({md.safe_url(url)})" if url else md.code(title)
+        port.edit_issue_comment(open_claim.id, f"{marker}<!-- benchbot:dispatch {comment_id} -->\n\U0001f680 "
+                                f"Dispatched by an earlier run of the bot, which stopped before it could say so. "
+                                f"Run: {link}")
+        port.react(comment_id, "rocket")
+        out.logs.append(f"benchbot: completed the dead claim {open_claim.id}: the dispatch had landed")
+        return
+    port.edit_issue_comment(open_claim.id, f"{marker}\n\U0001f615 The run of the bot that took this command stopped "
+                            f"while dispatching {md.code(title)}, and no such run can be found: it most likely did "
+                            "not start (check the Actions tab). Nothing was started again; comment again to retry.")
+    port.react(comment_id, "confused")
+    out.logs.append(f"benchbot: completed the dead claim {open_claim.id}: no run found")
+
+
 @dataclass
-class _Ctx:
+class Ctx:
     """One command being answered: where to reply, and what is known so far."""
 
     port: Port
     conf: Config
     number: int
     comment_id: int
-    marker: str  # the hidden marker every reply to this comment carries
     workspace: str
     out: Outcome
     bot_login: str
     previous: list[Comment]  # the PR's conversation comments when the command was read
     sleep: Sleep
     now: Callable[[], float]
+    claim: Comment  # the bot's reply that claimed the command: every answer edits it
+    comment_at: float  # when the command was written (server time)
+    answered: bool = False
+    dispatched: bool = False  # the dispatch went out (a later failure must not invite a retry)
+
+    @property
+    def marker(self) -> str:
+        return reply_marker(self.comment_id)
+
+    def note(self, hidden: str, text: str) -> None:
+        """Edit the claim, keeping it a claim (a step on the way, e.g. the dispatch about to go out)."""
+        self.port.edit_issue_comment(self.claim.id, f"{self.marker}{claim.claim_marker(self.comment_id)}{hidden}\n"
+                                                    f"{text}")
 
     def reply(self, text: str, extra_marker: str = "") -> None:
-        self.port.create_issue_comment(self.number, f"{self.marker}{extra_marker}\n{text}")
+        self.port.edit_issue_comment(self.claim.id, f"{self.marker}{extra_marker}\n{text}")
+        self.answered = True
 
-    def refuse(self, text: str, log: str) -> None:
+    def refuse(self, text: str, log: str, extra_marker: str = "") -> None:
         self.out.logs.append(f"benchbot: {log}")
-        self.reply(text)
+        self.reply(text, extra_marker)
         self.port.react(self.comment_id, "confused")
 
 
-def _lint(ctx: _Ctx, payload: dict[str, Any], opts: Options) -> None:
+def _lint(ctx: Ctx, payload: dict[str, Any], opts: Options) -> None:
     pr = ctx.port.pull(ctx.number)
     synthetic = {"action": "synchronize", "repository": payload.get("repository") or {},
                  "pull_request": {"number": pr.number, "draft": False, "head": {"sha": pr.head_sha},
@@ -133,96 +238,9 @@ def _lint(ctx: _Ctx, payload: dict[str, Any], opts: Options) -> None:
     ctx.out.logs += result.logs
     ctx.out.findings, ctx.out.stats, ctx.out.root = result.findings, result.stats, result.root
     ctx.out.head_findings = result.head_findings
-    ok = result.code != EXIT_ERROR
+    ok = result.code not in (EXIT_ERROR, EXIT_INTERNAL)
+    if result.code == EXIT_INTERNAL:
+        ctx.out.code = EXIT_INTERNAL
     ctx.reply(f"Re-ran the review of `{pr.head_sha[:12]}`." if ok else
               "Could not re-run the review: " + md.escape("; ".join(result.logs[-1:])))
     ctx.port.react(ctx.comment_id, "rocket" if ok else "confused")
-
-
-def _tree(workspace: str, sha: str) -> Tree | None:
-    try:
-        return GitTree(workspace, sha)
-    except TreeError:
-        return None
-
-
-def _bench(ctx: _Ctx, cmd: commands.Bench, note: str) -> None:
-    conf, port = ctx.conf, ctx.port
-    if conf.bench.max_per_hour == 0:
-        ctx.refuse("`/bench` is turned off in this repository (`bench.max-per-hour: 0`).", log="/bench is off")
-        return
-    recent = [c for c in ctx.previous if own(c.author, ctx.bot_login) and _DISPATCH.search(c.body)
-              and ctx.now() - c.created_at < 3600]
-    if len(recent) >= conf.bench.max_per_hour:
-        ctx.refuse(f"This pull request had {len(recent)} benchmark dispatches in the last hour (the limit is "
-                   f"{conf.bench.max_per_hour}); try again later.", log="hourly limit reached")
-        return
-    pr = port.pull(ctx.number)
-    sha = pr.head_sha  # pinned now; checked again right before the dispatch
-    head_tree = _tree(ctx.workspace, sha)
-    if head_tree is None:
-        ctx.refuse(f"The checkout does not have the pull request's head `{sha[:12]}`: the commands workflow must "
-                   "fetch `refs/pull/<n>/head` (see workflows/benchbot-commands.yml). Nothing was run.",
-                   log=f"head {sha} not in the checkout")
-        return
-    base_tree = _tree(ctx.workspace, pr.base_sha)
-    head = lint(head_tree, conf)
-    base = gather(base_tree, conf.profile) if base_tree is not None else None
-    files = port.pull_files(ctx.number)
-    changed = {f.path for f in files} | {f.previous_path for f in files if f.previous_path}
-    sel = bench.select(head.facts, base, changed, cmd.target, cmd.entries, cmd.all)
-    if sel.problem:
-        ctx.refuse(f"Nothing to run for `{cmd.target}`: {sel.problem}", log=f"empty selection: {sel.problem}")
-        return
-    blocked = bench.blockers(head.findings, sel.entries)
-    if blocked and not cmd.force:
-        lines = "\n".join(f"- `{f.path}:{f.line}`: {md.escape(f.message)}" for f in blocked)
-        ctx.refuse(f"Not dispatched: benchbot says these entries would not run what this pull request means "
-                   f"them to run:\n\n{lines}\n\nFix the launcher (see the review), or comment "
-                   f"`/bench {cmd.target} --force` to run them anyway.", log="refused: lint blockers")
-        return
-    now = port.pull(ctx.number)
-    if now.head_sha != sha:
-        ctx.refuse(f"The pull request's head moved from `{sha[:12]}` to `{now.head_sha[:12]}` while this command "
-                   "was read; new commits are never run automatically. Comment again to run the new head.",
-                   log="head moved")
-        return
-    if (ctx.bot_login.lower(), "rocket") in {(u.lower(), c) for u, c in port.reactions(ctx.comment_id)}:
-        # dispatched by an earlier delivery of this event whose reply never landed
-        ctx.out.logs.append(f"benchbot: comment {ctx.comment_id} has the bot's rocket: dispatched already")
-        ctx.reply("This command was dispatched already (an earlier run of the bot); nothing new was started.")
-        return
-    values = {"entries": " ".join(sel.entries), "config_files": " ".join(bench.config_files(head.facts, sel.entries)),
-              "sha": sha, "pr": str(ctx.number), "label": cmd.target,
-              "test_name": f"benchbot #{ctx.number} {cmd.target} {sha[:7]} c{ctx.comment_id}"}
-    inputs = {name: bench.render(t, values) for name, t in conf.bench.inputs}
-    title = bench.render(conf.bench.run_name, values)
-    started = ctx.now()
-    try:
-        if conf.bench.repository_dispatch:
-            port.repository_dispatch(conf.bench.repository_dispatch, inputs)
-        else:
-            ref = conf.bench.ref or port.default_branch()
-            port.dispatch_workflow(conf.bench.workflow, ref, inputs,
-                                   landed=lambda: port.find_run(conf.bench.workflow, title, started) is not None)
-    except GitHubError as exc:
-        ctx.out.code = EXIT_ERROR
-        ctx.refuse(f"The dispatch failed ({md.escape(str(exc.status))} {md.escape(exc.message)}); nothing is "
-                   "running. Comment again to retry.", log=f"dispatch failed: {exc}")
-        return
-    port.react(ctx.comment_id, "rocket")
-    url = None
-    if not conf.bench.repository_dispatch:
-        deadline = ctx.now() + conf.bench.poll_seconds
-        while url is None:
-            url = port.find_run(conf.bench.workflow, title, started)
-            if url is not None or ctx.now() >= deadline:
-                break
-            ctx.sleep(min(2.0, max(0.1, conf.bench.poll_seconds / 10)))
-    entries = "\n".join(f"- `{n}`: {md.escape(sel.why.get(n, ''))}" for n in sel.entries)
-    forced = f"\n\n\u26a0\ufe0f Forced past {len(blocked)} lint finding(s)." if blocked else ""
-    link = f"[{md.escape(title)}]({md.safe_url(url)})" if url else f"`{md.escape(title)}` (not listed yet)"
-    ctx.reply(f"\U0001f680 Dispatched {len(sel.entries)} entr{'y' if len(sel.entries) == 1 else 'ies'} on "
-              f"`{cmd.target}` ({', '.join(f'`{x}`' for x in sel.label_family)}) at pinned head `{sha}`:\n\n"
-              f"{entries}\n\nRun: {link}{forced}{note}", extra_marker=f"<!-- benchbot:dispatch {ctx.comment_id} -->")
-    ctx.out.logs.append(f"benchbot: dispatched {', '.join(sel.entries)} at {sha[:12]}")

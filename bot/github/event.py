@@ -8,11 +8,16 @@ file). Handlers return an :class:`Outcome`; the CLI prints and writes files.
 checkout, or its git revision) and the base (its git revision, read from the same
 history: no second checkout), keep what the PR introduces, and post one review with
 inline comments on the lines the PR added, plus one summary comment edited in place.
+Exactly once, also when runs race (:mod:`bot.github.once`): a run whose head is no longer the
+PR's head writes nothing, the review is posted under a claim on the head, and the summary is the
+bot's oldest one, the others folded into it. When the analysis itself fails (a bug of ours), the
+summary says so for this head instead of keeping the last head's results, and the exit code is 3.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -20,16 +25,16 @@ from typing import Any
 
 from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding, Severity
-from bot.github import review
+from bot.github import once, review
 from bot.github.diff import Changes
 from bot.github.diff import changes as diff_changes
-from bot.github.port import GitHubError, Port
+from bot.github.port import Comment, GitHubError, Port
 from bot.lint import lint
 from bot.repo.git import GitTree
 from bot.repo.tree import Tree, TreeError, WorkTree
 from bot.report import Stats
 
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 PR_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
 ACTIONS_BOT = "github-actions[bot]"
 
@@ -52,6 +57,8 @@ class Outcome:
 class Options:
     config: str | None = None
     fail_on: Severity | None = None
+    run: str = ""  # this run's name in claims (bot.github.once.run_name); route() sets it
+    debug: bool = False  # BENCHBOT_DEBUG: re-raise an internal error after reporting it
 
 
 def read_event(env: Mapping[str, str]) -> tuple[str, dict[str, Any]]:
@@ -73,6 +80,7 @@ def read_event(env: Mapping[str, str]) -> tuple[str, dict[str, Any]]:
 
 
 def route(name: str, payload: dict[str, Any], env: Mapping[str, str], port: PortFactory, opts: Options) -> Outcome:
+    opts = replace(opts, run=opts.run or once.run_name(env), debug=opts.debug or bool(env.get("BENCHBOT_DEBUG")))
     if name == "pull_request":
         return pull_request(payload, env.get("GITHUB_WORKSPACE") or ".", port, opts)
     if name == "issue_comment":
@@ -131,8 +139,14 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
         return Outcome(EXIT_ERROR, logs=[f"benchbot: {exc}"])
     if opts.fail_on is not None:
         conf = replace(conf, fail_on=opts.fail_on)
-    head = lint(head_tree, conf)
-    base = lint(base_tree, conf)
+    try:
+        head = lint(head_tree, conf)
+        base = lint(base_tree, conf)
+    except Exception as exc:  # a bug of ours, never "findings": say so on the PR, one line, exit 3
+        out = _not_analysed(number, head_sha, base_sha, base_ref or base_sha[:12], _reason(exc), conf, make_port)
+        if opts.debug:
+            raise
+        return out
     out = Outcome(EXIT_OK, head_findings=head.findings, stats=head.stats, root=head_tree.root)
 
     def settle(parts: review.Split) -> review.Split:
@@ -157,9 +171,27 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
         login = bot_login(conf, port)
         ctx = review.Context(head_sha, base_sha, base_ref or base_sha[:12], login, head.stats, reminder,
                              conf.github.inline_comments, link if repo_url else None)
-        plan = review.plan(parts, changed, port.issue_comments(number), port.review_comments(number), ctx)
+        comments = port.issue_comments(number)
+        plan = review.plan(parts, changed, comments, port.review_comments(number), ctx)
         out.step_summary = _job_summary(plan)
-        _apply(port, number, head_sha, plan, parts, changed, ctx, out)
+        if _moved(port, number, head_sha, out):
+            return out
+        if not plan.review and not plan.resolve:
+            out.logs.append(f"benchbot: {once.write_summary(port, number, login, plan.summary, comments)}")
+            return out
+        taken = once.take(port, number, login, head_sha, opts.run)
+        if taken.held is None:
+            who = f"run {taken.holder.run}" if taken.holder else "another run"
+            out.logs.append(f"benchbot: {who} is posting the review of {head_sha[:12]}; this run leaves the "
+                            "review and the summary to it")
+            return out
+        try:
+            # under the claim, from what is there now: another run may have posted for this head
+            plan = review.plan(parts, changed, taken.comments, port.review_comments(number), ctx)
+            out.step_summary = _job_summary(plan)
+            _apply(port, number, head_sha, plan, parts, changed, ctx, out, taken.comments)
+        finally:
+            once.release(port, taken.held)
     except GitHubError as exc:
         if exc.forbidden:
             out.logs.append(f"benchbot: GitHub refused to {exc.operation} (403 {exc.message}): this token cannot "
@@ -173,8 +205,44 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
     return out
 
 
+def _moved(port: Port, number: int, head_sha: str, out: Outcome) -> bool:
+    """The PR's head is no longer ours: the run for the new head writes (ours would be stale)."""
+    now = port.pull(number).head_sha
+    if now != head_sha:
+        out.logs.append(f"benchbot: #{number} moved on to {now[:12]} while {head_sha[:12]} was checked; "
+                        "the run for the new head posts the review")
+    return now != head_sha
+
+
+def _reason(exc: Exception) -> str:
+    """One line: the exception and the innermost place it came from (no traceback)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    where = f" at {os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}" if tb is not None else ""
+    text = " ".join(str(exc).split())[:200]
+    return f"{type(exc).__name__}{': ' + text if text else ''}{where}"
+
+
+def _not_analysed(number: int, head_sha: str, base_sha: str, base_ref: str, reason: str, conf: Config,
+                  make_port: PortFactory) -> Outcome:
+    body = review.failure_summary(head_sha, base_sha, base_ref, reason)
+    out = Outcome(EXIT_INTERNAL, step_summary=body.replace(review.SUMMARY_MARKER + "\n", "", 1),
+                  logs=[f"benchbot: internal error: could not analyse {head_sha[:12]}: {reason} (a bug in "
+                        "benchbot; BENCHBOT_DEBUG=1 shows the traceback)"])
+    try:
+        port = make_port()
+        login = bot_login(conf, port)
+        comments = port.issue_comments(number)
+        if not _moved(port, number, head_sha, out):
+            out.logs.append(f"benchbot: {once.write_summary(port, number, login, body, comments)}")
+    except GitHubError as exc:
+        out.logs.append(f"benchbot: GitHub error: {exc}")
+    return out
+
+
 def _apply(port: Port, number: int, head_sha: str, plan: review.Plan, parts: review.Split,
-           changed: Changes, ctx: review.Context, out: Outcome) -> None:
+           changed: Changes, ctx: review.Context, out: Outcome, comments: list[Comment]) -> None:
     if plan.review:
         try:
             port.create_review(number, head_sha, plan.review_body, plan.review)
@@ -193,14 +261,7 @@ def _apply(port: Port, number: int, head_sha: str, plan: review.Plan, parts: rev
         port.edit_review_comment(number, r.comment.id, r.body)
     if plan.resolve:
         out.logs.append(f"benchbot: marked {len(plan.resolve)} fixed inline comments resolved")
-    if plan.summary_id is None:
-        port.create_issue_comment(number, plan.summary)
-        out.logs.append("benchbot: posted the summary comment")
-    elif plan.summary_changed:
-        port.edit_issue_comment(plan.summary_id, plan.summary)
-        out.logs.append(f"benchbot: updated the summary comment {plan.summary_id}")
-    else:
-        out.logs.append(f"benchbot: the summary comment {plan.summary_id} is up to date")
+    out.logs.append(f"benchbot: {once.write_summary(port, number, ctx.bot_login, plan.summary, comments)}")
 
 
 def bot_login(conf: Config, port: Port) -> str:

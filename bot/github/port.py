@@ -47,6 +47,7 @@ class PullRequest:
     draft: bool
     state: str
     html_url: str
+    head_repo: str = ""  # owner/name of the head's repository (a fork's for a PR from a fork)
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,31 @@ class ReviewComment:
     line: int | None
     in_reply_to: int | None = None
     html_url: str = ""
+
+
+@dataclass(frozen=True)
+class TimelineEvent:
+    """One event of a pull request's timeline (GET /issues/{n}/timeline) that can move its head:
+    ``committed`` (``sha``; GitHub gives no server time, only the git dates an author sets, so
+    ``at`` is None), ``head_ref_force_pushed`` (``sha`` the new head if GitHub says, ``at`` its
+    server time), and any other kind with its server time."""
+
+    kind: str
+    sha: str | None
+    at: float | None  # POSIX seconds of the server's created_at; None when GitHub gives none
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """A workflow run for a commit (GET /actions/runs?head_sha=...): the event that started it,
+    its head branch and head repository (owner/name, "" when GitHub gives none) and ``at``, the
+    POSIX seconds of its server-set created_at."""
+
+    head_sha: str
+    event: str
+    head_branch: str
+    head_repo: str
+    at: float
 
 
 @dataclass(frozen=True)
@@ -139,3 +165,17 @@ class Port(Protocol):
     def find_run(self, workflow: str, title: str, since: float) -> str | None:
         """The html_url of a workflow_dispatch run of ``workflow`` named ``title`` created after ``since``."""
         ...
+
+    def timeline(self, number: int) -> list[TimelineEvent]:
+        """The pull request's timeline events, oldest first (every page)."""
+        ...
+
+    def delete_issue_comment(self, comment_id: int) -> None:
+        """Delete a conversation comment; one already gone is not an error."""
+        ...
+
+    def head_runs(self, sha: str, limit: int) -> list[RunInfo]:
+        """The repository's workflow runs for commit ``sha``, newest first: at most ``limit``,
+        the first ones in the API's order (runs without a server time are left out)."""
+        ...
+

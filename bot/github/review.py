@@ -265,7 +265,7 @@ def summary_body(split_: Split, p: Plan, resolved_before: int, ctx: Context) -> 
         tail += ["", "> **Recipe reminder**", ">", quoted]
     tail += ["", "---", f"<sub>benchbot · base `{ctx.base_sha[:12]}` ({md.escape(ctx.base_ref)}) · "
                         f"{checked_text(ctx.stats)} checked</sub>", "",
-             f"Checked at head `{ctx.head_sha}`"]
+             f"Checked at head `{ctx.head_sha}`", "", bench_line(ctx.head_sha)]
     new_md = md.render(split_.new, ctx.stats, link=ctx.link, header=False).strip() if split_.new else ""
     old_md = md.render(split_.old, ctx.stats, link=ctx.link, header=False).strip() if split_.old else ""
     for attempt in range(3):
@@ -285,6 +285,23 @@ def summary_body(split_: Split, p: Plan, resolved_before: int, ctx: Context) -> 
         else:
             new_md = _cut(new_md, MAX_COMMENT - (len(text) - len(new_md)) - 200)
     return text[:MAX_COMMENT]
+
+
+def bench_line(head_sha: str) -> str:
+    """How a maintainer approves this head for a GPU run (the command binds to the commit)."""
+    return f"To benchmark this head: `/bench <gpu> @{head_sha[:7]}`"
+
+
+def failure_summary(head_sha: str, base_sha: str, base_ref: str, reason: str) -> str:
+    """The summary when benchbot could not analyse the head: it replaces the last head's results
+    (they no longer apply) and names the one-line reason, escaped; never a traceback."""
+    return "\n".join([
+        SUMMARY_MARKER, "### benchbot", "",
+        f"\u274c **benchbot could not analyse head `{head_sha[:12]}`**: {md.escape(reason)}", "",
+        "Nothing is reported for this head, and the results of earlier heads no longer apply. This is a bug in "
+        "benchbot, not a finding: the job log names the place (`BENCHBOT_DEBUG=1` shows the traceback).", "",
+        "---", f"<sub>benchbot · base `{base_sha[:12]}` ({md.escape(base_ref)})</sub>", "",
+        f"Not analysed: head `{head_sha}`"]) + "\n"
 
 
 def _inline_text(n: int) -> str:

@@ -63,7 +63,7 @@ class ConfigFile:
 def load_config(tree: Tree, path: str) -> ConfigFile:
     text = tree.text(path)
     if text is None:
-        return ConfigFile(path, error=YamlError("cannot read file", 1, 1))
+        return ConfigFile(path, error=YamlError(tree.problem(path) or "unreadable", 1, 1))
     data, err = load(text)
     if err is not None:
         return ConfigFile(path, error=err)
@@ -126,7 +126,9 @@ def load_runners(tree: Tree, candidates: list[str]) -> Runners:
             break
     else:
         return Runners(None)
-    text = tree.text(path) or ""
+    text = tree.text(path)
+    if text is None:
+        return Runners(path, error=YamlError(tree.problem(path) or "unreadable", 1, 1))
     data, err = load(text)
     out = Runners(path, error=err, data=data)
     if err is not None or not isinstance(data, YMap):

@@ -8,8 +8,8 @@ No judgement happens here: the rules decide what is wrong.
 
 from __future__ import annotations
 
+import hashlib
 import os
-import posixpath
 import re
 import subprocess
 import time
@@ -21,10 +21,13 @@ from typing import Any
 from bot.repo import jobs as _jobs
 from bot.repo.configs import ConfigFile, Entry, Point, Runners, load_config, load_runners
 from bot.repo.profile import Profile, build_env, is_unknown_env
+from bot.repo.references import linear, scan_references
 from bot.repo.tree import Tree
 from bot.shell import default_parser, ir
-from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Loc, Options, Ran, Result, Sourced
-from bot.shell.values import Val, known, leading, lit, to_regex
+from bot.shell.budget import BudgetHit, Limits
+from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Loc, Options, Ran, Result
+from bot.shell.nesting import is_too_deep
+from bot.shell.values import Val, lit
 from bot.suppress import Suppression
 from bot.suppress import parse_files as parse_suppressions
 
@@ -48,6 +51,9 @@ class Run:
     exits: tuple[Loc, ...] = ()  # where paths that dispatch nothing end with ``exit``
     handoffs: tuple[Ran, ...] = ()  # external job tools the launcher runs (srtctl)
     copies: tuple[Ran, ...] = ()  # ``cp`` commands on the same paths (recipes into the tool's checkout)
+    # Budgets the evaluation ran out of (bot.shell.budget): with a fatal one (steps,
+    # deadline) ``dispatches`` is empty and what the entry runs is unknown.
+    budget_hits: tuple[BudgetHit, ...] = ()
 
 
 class _RepoFS(FileSystem):
@@ -79,7 +85,11 @@ class Facts:
     referenced: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
     referenced_patterns: list[tuple[re.Pattern[str], str, int]] = field(default_factory=list)
     workflow_text: str = ""
-    broken_launchers: list[str] = field(default_factory=list)
+    broken_launchers: list[str] = field(default_factory=list)  # do not parse, or cannot be read
+    # Files the analysis needs that exist but cannot be read (not a regular file, over the
+    # size budget, permission denied): path -> why. Such a launcher dispatches nothing
+    # known (it is in ``broken_launchers``, no run is made for it): an unknown for /bench.
+    unreadable: dict[str, str] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     memo: dict[str, Any] = field(default_factory=dict)  # analyses shared between rules
     suppressions: dict[str, list[Suppression]] = field(default_factory=dict)  # path -> inline suppressions
@@ -88,6 +98,8 @@ class Facts:
     _scripts_cache: dict[str, ir.Script | None] = field(default_factory=dict)
     _result_cache: dict[str, list[tuple[frozenset[tuple[str, Val | None]], Result]]] = field(default_factory=dict)
     _overrides: dict[str, bytes] = field(default_factory=dict)
+    # The reference scan (no entry) running out of a budget: script path -> what ran out.
+    scan_budget_hits: dict[str, tuple[BudgetHit, ...]] = field(default_factory=dict)
 
     # ------------------------------------------------------------ shell files
     def script(self, path: str) -> ir.Script | None:
@@ -95,8 +107,11 @@ class Facts:
         real = self.tree.resolve(path)
         if real is None:
             return None
-        if real in self._overrides:
-            return self.parser(real, self._overrides[real])
+        if real in self._overrides:  # a fix being checked: parsed once per text
+            key = f"{real}\0{hashlib.sha1(self._overrides[real]).hexdigest()}"
+            if key not in self._scripts_cache:
+                self._scripts_cache[key] = self.parser(real, self._overrides[real])
+            return self._scripts_cache[key]
         if real not in self._scripts_cache:
             data = self.tree.read(real)
             self._scripts_cache[real] = self.parser(real, data) if data is not None else None
@@ -128,6 +143,7 @@ class Facts:
             follow=lambda p: p not in scripts and p.endswith(".sh") and self.tree.is_file(p),
             unknown_names=lambda name: is_unknown_env(self.profile, name),
             observe=frozenset(self.profile.external_tools) | _jobs.COPIES,
+            limits=Limits(self.profile.max_steps, self.profile.max_seconds, self.profile.max_value_bytes),
         )
 
     @cached_property
@@ -139,7 +155,9 @@ class Facts:
         """Evaluate a launcher under env. Results are cached, keyed by the values of the env
         vars that influenced a branch or a dispatched path (``Result.relevant``)."""
         real = self.tree.resolve(launcher) or launcher
-        cache = self._result_cache.setdefault(real, []) if not self._overrides else []
+        # Checking a fix (overridden texts) has its own cache: one per set of texts.
+        slot = real + "".join(f"\0{p}\0{hashlib.sha1(t).hexdigest()}" for p, t in sorted(self._overrides.items()))
+        cache = self._result_cache.setdefault(slot, [])
         for key, result in cache:
             if all(env.get(name) == value for name, value in key):
                 return result
@@ -150,8 +168,7 @@ class Facts:
         ev = Evaluator(_RepoFS(self), self.options())
         result = ev.run(script, full_env, argv0=f"./{launcher}")
         key = frozenset((name, env.get(name)) for name in result.relevant)
-        if not self._overrides:
-            cache.append((key, result))
+        cache.append((key, result))
         return result
 
     def env_for(self, entry: Entry, point: Point, node: str, label: str) -> dict[str, Val]:
@@ -175,7 +192,7 @@ class Facts:
 
     def _ternaries(self, templates: Iterable[str]) -> list[tuple[str, str, str, str, str]]:
         text = "\n".join(t for t in (self.tree.text(p) for p in templates) if t)
-        return [m.groups() for m in _TERNARY.finditer(text)]  # type: ignore[misc]
+        return [m.groups() for m in _TERNARY.finditer(text)]
 
     def passed_vars(self, multinode: bool) -> frozenset[str] | None:
         """Env var names the benchmark workflow template mentions (None: no template)."""
@@ -255,11 +272,17 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse) -> Facts:
                 facts.parser_gaps[real] = errors
                 errors = ()
             facts.syntax[real] = errors
-    facts.broken_launchers = [p for p in facts.launcher_files if facts.syntax.get(tree.resolve(p) or p)]
+    needed = config_paths + [facts.runners.path or ""] + facts.shell_files() + workflow_paths
+    facts.unreadable = {p: why for p in dict.fromkeys(needed) if p and (why := tree.problem(p)) is not None}
+    # a launcher nested too deep to analyse in full is as broken as one that does not parse: what its
+    # entries run is unknown (a /bench blocker), and the scripts only it could run are not dead
+    facts.broken_launchers = [p for p in facts.launcher_files
+                              if facts.syntax.get(tree.resolve(p) or p) or p in facts.unreadable
+                              or any(is_too_deep(e) for e in facts.parser_gaps.get(tree.resolve(p) or p, ()))]
     t2 = time.perf_counter()
     _resolve_runs(facts)
     t3 = time.perf_counter()
-    _scan_references(facts)
+    scan_references(facts, _RepoFS(facts))
     t4 = time.perf_counter()
     facts.jobs = _jobs.gather(facts)
     facts.timings = {"read": t1 - t0, "parse": t2 - t1, "resolve": t3 - t2, "references": t4 - t3,
@@ -267,7 +290,7 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse) -> Facts:
     return facts
 
 
-_TERNARY = re.compile(r"(?m)^\s+([A-Z_][A-Z0-9_]*):\s*\$\{\{\s*inputs\.([\w-]+)\s*==\s*'([^']*)'\s*&&\s*"
+_TERNARY = linear(r"(?m)^\s+([A-Z_][A-Z0-9_]*):\s*\$\{\{\s*inputs\.([\w-]+)\s*==\s*'([^']*)'\s*&&\s*"
                       r"'([^']*)'\s*\|\|\s*'([^']*)'\s*\}\}\s*$")
 
 
@@ -313,7 +336,7 @@ def _resolve_runs(facts: Facts) -> None:
                 where = tuple(dict.fromkeys(p.exit_at.loc for p in result.paths if p.exit_at is not None))
                 facts.runs.append(Run(entry, point, label, node, launcher, real, dispatches, exits,
                                       result.bound_hit, where, handoffs,
-                                      tuple(r for r in ran if r.name in _jobs.COPIES)))
+                                      tuple(r for r in ran if r.name in _jobs.COPIES), result.budget_hits))
 
 
 def _representatives(profile: Profile, points: tuple[Point, ...]) -> list[Point]:
@@ -334,70 +357,3 @@ def point_key(profile: Profile, p: Point) -> tuple[object, ...]:
         return (id(p),)
     return (p.scenario, str(p.seq.get("isl")), str(p.seq.get("osl")),
             tuple(str(p.fields.get(k)) for k in profile.point_keys))
-
-
-def _scan_references(facts: Facts) -> None:
-    """Scripts sourced or run by other scripts.
-
-    A script whose file name appears (outside comments) in another shell file counts as
-    referenced; files that build a script path entirely from variables
-    (``source "$LIB"``) are evaluated in scan mode to find what they may reference.
-    """
-    names: dict[str, list[str]] = {}
-    for s in facts.tree.glob(facts.profile.scripts):
-        names.setdefault(posixpath.basename(s), []).append(s)
-    dynamic: list[str] = []
-    shell = set(facts.shell_files())
-    configs = {c.path for c in facts.configs}
-    for path in sorted(shell | set(facts.tree.glob(facts.profile.references))):
-        if path in configs or path.endswith((".md", ".rst", ".txt")):
-            continue
-        text = facts.tree.text(path) or ""
-        if len(text) > 2_000_000 or "\0" in text:
-            continue
-        is_shell = path in shell or path.endswith((".slurm", ".bash"))
-        body = _COMMENT.sub("", text) if is_shell else text
-        for m in _SH_WORD.finditer(body):
-            for target in names.get(m.group(1), ()):
-                if target != path:
-                    line = body.count("\n", 0, m.start()) + 1
-                    facts.referenced.setdefault(target, []).append((path, line))
-        if path in shell and _DYNAMIC.search(body):
-            dynamic.append(path)
-    # workflow templates: benchmarks/x/${{ inputs.model-prefix }}_fp4_b300.sh
-    for m in _WORKFLOW_PATH.finditer(facts.workflow_text):
-        text = m.group(0)
-        if "${{" in text:
-            pattern = ".*".join(re.escape(part) for part in re.split(r"\$\{\{.*?\}\}", text))
-            facts.referenced_patterns.append((re.compile(pattern + r"\Z"), "workflow", 0))
-    opts = facts.options()
-    opts.linear = True  # take every branch: we want every script a file may reference
-    opts.descend_source = False
-    opts.unset_is_unknown = True
-    opts.follow = None
-    fs = _RepoFS(facts)
-    launchers = set(facts.launcher_files)
-    for path in dynamic:
-        script = facts.script(path)
-        if script is None:
-            continue
-        result = Evaluator(fs, opts).run(script, {}, argv0=path)
-        for p in result.paths:
-            for e in p.events:
-                # a launcher's dispatches depend on the entry: the runs say what they are
-                if not isinstance(e, (Dispatch, Sourced)) or (path in launchers and isinstance(e, Dispatch)):
-                    continue
-                k = known(e.target)
-                if k is not None:
-                    facts.referenced.setdefault(posixpath.normpath(k) if k else k, []).append((path, e.loc.line))
-                    continue
-                head = leading(e.target)
-                if "/" in head and not head.startswith("/"):
-                    facts.referenced_patterns.append((to_regex(e.target), path, e.loc.line))
-
-
-_WORKFLOW_PATH = re.compile(r"[A-Za-z0-9_./-]*(?:\$\{\{[^}]*\}\}[A-Za-z0-9_./-]*)+\.sh\b")
-_COMMENT = re.compile(r"(?m)^[ \t]*#.*$")
-_SH_WORD = re.compile(r"([A-Za-z0-9_.+-]+\.sh)\b")
-# ``source "$X"``, ``bash ${DIR}/$NAME`` ...: a script path with no literal file name
-_DYNAMIC = re.compile(r"(?m)(?:^|[;&|(`\s])(?:source|\.|bash|sh|exec)\s+[\"']?\$(?![^\n]*\.sh\b)")

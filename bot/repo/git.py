@@ -8,7 +8,7 @@ import subprocess
 from collections.abc import Iterable
 from functools import cached_property
 
-from bot.repo.tree import Tree, TreeError
+from bot.repo.tree import Tree, TreeError, too_large
 
 STAGED = "--cached"  # ``renames(repo, rev, STAGED)``: compare with the index
 
@@ -81,7 +81,9 @@ def renames(repo: str, old_rev: str, new: str | None = None) -> dict[str, str]:
 
 class _BlobTree(Tree):
     """A tree whose files are git blobs (``_blobs``: path -> sha), read through one
-    ``git cat-file --batch`` per call and cached."""
+    ``git cat-file --batch`` per call and cached. A git tree holds only regular files,
+    links and submodules (not files here), so only the size budget applies: a blob over
+    it is never read (its size comes from ``ls-tree -l`` or ``cat-file --batch-check``)."""
 
     repo: str
     _blobs: dict[str, str]
@@ -90,10 +92,30 @@ class _BlobTree(Tree):
     def _cat(self, shas: list[str]) -> list[bytes | None]:
         return _batch(self.repo, shas)
 
+    @cached_property
+    def _sizes(self) -> dict[str, int]:
+        """Path -> blob size, for every blob (one ``git cat-file --batch-check``)."""
+        _ = self._entries
+        paths = list(self._blobs)
+        data = _run_git(self.repo, "cat-file", "--batch-check",
+                        data="".join(self._blobs[p] + "\n" for p in paths).encode())
+        out: dict[str, int] = {}
+        for p, line in zip(paths, data.splitlines()):
+            parts = line.split()
+            if len(parts) == 3 and parts[2].isdigit():
+                out[p] = int(parts[2])
+        return out
+
+    def _check(self, path: str) -> str | None:
+        if path in self._cache:
+            return None
+        return too_large(self._sizes.get(path, 0), self.max_bytes)
+
     def prefetch(self, paths: Iterable[str]) -> None:
         """Read many blobs with one git process."""
         entries = self._entries
-        want = [p for p in paths if p in self._blobs and p not in self._cache and entries.get(p) is None]
+        want = [p for p in paths if p in self._blobs and p not in self._cache and entries.get(p) is None
+                and self._check(p) is None]
         for p, data in zip(want, self._cat([self._blobs[p] for p in want])):
             if data is not None:
                 self._cache[p] = data
@@ -172,18 +194,20 @@ class GitTree(_BlobTree):
 
     @cached_property
     def _entries(self) -> dict[str, str | None]:
-        raw = self._git("ls-tree", "-r", "-z", "--full-tree", self.commit)
+        raw = self._git("ls-tree", "-r", "-l", "-z", "--full-tree", self.commit)
         out: dict[str, str | None] = {}
         links: list[str] = []
+        sizes: dict[str, int] = {}
         for rec in raw.split(b"\0"):
             if not rec:
                 continue
             meta, _, path_b = rec.partition(b"\t")
-            mode, kind, sha = meta.decode().split()
-            if kind != "blob":
+            mode, kind, sha, size = meta.decode().split()
+            if kind != "blob":  # a submodule (commit) is not a file of this tree
                 continue
             path = path_b.decode("utf-8", "surrogateescape")
             self._blobs[path] = sha
+            sizes[path] = int(size) if size.isdigit() else 0
             out[path] = None
             if mode == "120000":
                 links.append(path)
@@ -191,4 +215,5 @@ class GitTree(_BlobTree):
             targets = self._cat([self._blobs[p] for p in links])
             for p, t in zip(links, targets):
                 out[p] = (t or b"").decode("utf-8", "replace")
+        self.__dict__["_sizes"] = sizes  # ls-tree -l told them: no batch-check needed
         return out

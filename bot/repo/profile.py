@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from bot.repo.configs import AGENTIC, Entry, Point
+from bot.shell import budget as _budget
 from bot.shell.values import Val, lit, unknown
 
 # Environment the benchmark workflow passes to the launcher. "{field}" reads the
@@ -130,6 +131,11 @@ class Profile:
         default_factory=lambda: {"recipes/": "benchmarks/multi_node/srt-slurm-recipes/"})
     variants: tuple[Variant, ...] = DEFAULT_VARIANTS
     max_paths: int = 16
+    # The budget of one evaluation (bot.shell.budget; capped by its hard maxima): steps
+    # (statements and words executed), seconds of wall clock, bytes per value.
+    max_steps: int = _budget.MAX_STEPS
+    max_seconds: float = _budget.MAX_SECONDS
+    max_value_bytes: int = _budget.MAX_VALUE
     # Search-space fields that may change which script runs; points that agree on them
     # (and on scenario and sequence lengths) are evaluated once unless all_points is set.
     point_keys: tuple[str, ...] = ("spec-decoding",)
@@ -174,6 +180,12 @@ def profile_from_config(data: Mapping[str, Any] | None) -> Profile:
             changes[name] = str(value)
         elif name == "max_paths":
             changes[name] = int(value)
+        elif name == "max_steps":
+            changes[name] = max(1, min(int(value), _budget.HARD_MAX_STEPS))
+        elif name == "max_seconds":
+            changes[name] = max(0.001, min(float(value), _budget.HARD_MAX_SECONDS))
+        elif name == "max_value_bytes":
+            changes[name] = max(1, min(int(value), _budget.HARD_MAX_VALUE))
         elif name == "all_points":
             changes[name] = bool(value)
         else:

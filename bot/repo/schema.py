@@ -58,12 +58,16 @@ def validate(doc: Any, schema: str) -> list[Violation]:
     out: list[Violation] = []
     seen: set[tuple[tuple[str | int, ...], str, str]] = set()
     root = load_schema(schema)
-    for err in _flatten(errors):
-        v = _violation(err, doc, root)
-        k = (v.path, v.keyword, v.message)
-        if k not in seen:
-            seen.add(k)
-            out.append(v)
+    try:
+        for err in _flatten(errors):
+            v = _violation(err, doc, root)
+            k = (v.path, v.keyword, v.message)
+            if k not in seen:
+                seen.add(k)
+                out.append(v)
+    except RecursionError:  # jsonschema recurses per level of the document
+        out.append(Violation(getattr(doc, "pos", Mark(1, 1)), "the document nests too deeply to validate",
+                             (), "depth"))
     out.sort(key=lambda v: (v.mark.line, v.mark.col, v.message))
     return out
 

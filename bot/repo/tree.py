@@ -2,6 +2,11 @@
 
 Paths are repo-relative POSIX strings. Symlinks inside the repo are resolved (a launcher
 may be a link to another); links that leave the repo or loop resolve to nothing.
+
+Only regular files are read, and only up to a size budget (``max_bytes``, default 8 MB,
+at most 64 MB): a FIFO, a device or a socket in a work tree is never opened (opening a
+FIFO blocks), and a file over the budget is never parsed. ``problem(path)`` says why a
+file that exists could not be read; ``read`` gives None for it.
 """
 
 from __future__ import annotations
@@ -11,8 +16,12 @@ import functools
 import glob
 import os
 import posixpath
+import stat
 from collections.abc import Iterable
 from functools import cached_property
+
+DEFAULT_MAX_BYTES = 8 * 1024 * 1024
+HARD_MAX_BYTES = 64 * 1024 * 1024
 
 
 class TreeError(Exception):
@@ -23,6 +32,16 @@ class Tree:
     """Base class: subclasses fill ``_entries`` (path -> link target or None)."""
 
     root: str
+    max_bytes: int = DEFAULT_MAX_BYTES  # a bigger file is not read (see ``problem``)
+
+    @cached_property
+    def _problems(self) -> dict[str, str]:
+        """Real path -> why reading it failed (filled by ``_read``)."""
+        return {}
+
+    def _check(self, path: str) -> str | None:
+        """Why a real path cannot be read, found without reading it (None: try)."""
+        return None
 
     @cached_property
     def _entries(self) -> dict[str, str | None]:  # pragma: no cover - abstract
@@ -79,7 +98,31 @@ class Tree:
 
     def read(self, path: str) -> bytes | None:
         real = self.resolve(path)
-        return self._read(real) if real is not None else None
+        if real is None or real in self._problems:
+            return None
+        problem = self._check(real)
+        if problem is not None:
+            self._problems[real] = problem
+            return None
+        return self._read(real)
+
+    def limit(self, max_bytes: int) -> None:
+        """Set the file-size budget (at most HARD_MAX_BYTES); earlier verdicts are forgotten."""
+        self.max_bytes = max(1, min(max_bytes, HARD_MAX_BYTES))
+        self._problems.clear()
+
+    def problem(self, path: str) -> str | None:
+        """Why a file that exists cannot be read (``not a regular file (a FIFO)``, ``too
+        large (50.0 MB; the limit is 8 MB)``, ``unreadable (Permission denied)``);
+        None if it can be, or does not exist."""
+        real = self.resolve(path)
+        if real is None:
+            return None
+        if real not in self._problems:
+            problem = self._check(real)
+            if problem is not None:
+                self._problems[real] = problem
+        return self._problems.get(real)
 
     def text(self, path: str) -> str | None:
         data = self.read(path)
@@ -137,16 +180,72 @@ class WorkTree(Tree):
                     out[path] = None
         return out
 
-    def _read(self, path: str) -> bytes | None:
+    def _check(self, path: str) -> str | None:
         try:
-            with open(os.path.join(self.root, path), "rb") as fh:
-                return fh.read()
-        except OSError:
+            st = os.stat(os.path.join(self.root, path))
+        except OSError as exc:
+            return f"unreadable ({exc.strerror})"
+        return _not_regular(st.st_mode) or too_large(st.st_size, self.max_bytes)
+
+    def _read(self, path: str) -> bytes | None:
+        """The file's bytes: opened without blocking or following a link, and checked again
+        on the open descriptor (the file may have been swapped since ``_check``)."""
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(os.path.join(self.root, path), flags)
+        except OSError as exc:
+            self._problems[path] = f"unreadable ({exc.strerror})"
             return None
+        try:
+            st = os.fstat(fd)
+            problem = _not_regular(st.st_mode) or too_large(st.st_size, self.max_bytes)
+            if problem is None:
+                chunks: list[bytes] = []
+                left = self.max_bytes + 1
+                while left > 0:
+                    chunk = os.read(fd, min(left, 1 << 20))
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+                    left -= len(chunk)
+                data = b"".join(chunks)
+                if len(data) <= self.max_bytes:
+                    return data
+                problem = too_large(len(data), self.max_bytes)
+        except OSError as exc:
+            problem = f"unreadable ({exc.strerror})"
+        finally:
+            os.close(fd)
+        self._problems[path] = problem or "unreadable"
+        return None
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"), (stat.S_ISLNK, "a symbolic link"))
+
+
+def _not_regular(mode: int) -> str | None:
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((name for test, name in _KINDS if test(mode)), "not a file")
+    return f"not a regular file ({kind})"
+
+
+def too_large(size: int, limit: int) -> str | None:
+    """``too large (50.0 MB; the limit is 8 MB)`` when ``size`` is over ``limit`` bytes."""
+    if size <= limit:
+        return None
+    return f"too large ({_mb(size)}; the limit is {_mb(limit)})"
+
+
+def _mb(size: int) -> str:
+    mb = size / (1024 * 1024)
+    return f"{mb:.0f} MB" if mb == int(mb) else f"{mb:.1f} MB"
 
 
 def open_tree(path: str, rev: str | None = None) -> Tree:
-    if rev:
+    """The work tree at ``path``, or its git revision ``rev`` (an empty ``rev`` is no revision)."""
+    if rev is not None:
         from bot.repo.git import GitTree
 
         return GitTree(path, rev)

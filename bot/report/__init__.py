@@ -22,6 +22,26 @@ if TYPE_CHECKING:
 # The text of a repo-relative path, or None when it is not a (readable) file.
 Source = Callable[[str], str | None]
 
+# Characters repository text (file names, entry names, messages quoting it) must not put on
+# a terminal or in a log as they are: C0 controls but tab (ESC starts terminal sequences, CR
+# rewrites a line), DEL, C1 controls, and the bidirectional marks, embeddings, overrides and
+# isolates that make text read differently from what it is (U+061C, U+200E, U+200F,
+# U+202A-U+202E, U+2066-U+2069; the "Trojan Source" characters).
+_INVISIBLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# The same but CR and LF, for formats that escape line breaks their own way.
+_INVISIBLE_INLINE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str, *, lines: bool = False) -> str:
+    """``text`` with every control or bidi character shown as an escape (``\\x1b``, ``\\u202e``);
+    with ``lines``, CR and LF are left for the format to escape its own way."""
+    return (_INVISIBLE_INLINE if lines else _INVISIBLE).sub(_escape, text)
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
 
 @dataclass(frozen=True)
 class Stats:

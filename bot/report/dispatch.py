@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.repo.facts import Facts, Run
+from bot.report import visible
 from bot.shell.values import describe, known
 
 
@@ -58,4 +59,4 @@ def text_line(row: Mapping[str, object]) -> str:
         target = f"(handed to {handed['tool']}: {named}){missing}"
     else:
         target = "(nothing dispatched)"
-    return f"{row['entry']}  [{row['point']}]  {row['launcher']}  ->  {target}  @{row['built_at']}"
+    return visible(f"{row['entry']}  [{row['point']}]  {row['launcher']}  ->  {target}  @{row['built_at']}")

@@ -3,13 +3,15 @@
 ``::error file=PATH,line=L,col=C,title=CODE rule-id::message`` (``::warning`` for
 warnings, ``::notice`` for info), escaped as the Actions runner unescapes them: ``%``,
 CR and LF in the message; those and ``:`` and ``,`` in property values. Escaping keeps
-repository text (file names, messages quoting it) from ending a command or starting another.
+repository text (file names, messages quoting it) from ending a command or starting another;
+other control characters (ESC) and bidi overrides are shown as ``\\x1b`` / ``\\u202e``
+(``bot.report.visible``), so that they reach neither the job log's terminal nor the page.
 """
 
 from __future__ import annotations
 
 from bot.findings import Finding, Severity
-from bot.report import Stats, checked_text, count_text
+from bot.report import Stats, checked_text, count_text, visible
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -32,8 +34,8 @@ def command(f: Finding) -> str:
 
 
 def escape_data(text: str) -> str:
-    """A command's message: ``%``, CR and LF."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A command's message: ``%``, CR and LF (and control and bidi characters made visible)."""
+    return visible(text, lines=True).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: str) -> str:

@@ -15,7 +15,7 @@ import urllib.parse
 from collections.abc import Callable
 
 from bot.findings import Finding, Severity
-from bot.report import Stats, checked_text, count_text, plural
+from bot.report import Stats, checked_text, count_text, plural, visible
 
 Link = Callable[[str, int], str]
 
@@ -97,8 +97,9 @@ def where(path: str, line: int, link: Link | None) -> str:
 
 
 def escape(text: str) -> str:
-    """Repository text as inline markdown that renders literally: no markup, HTML or mentions."""
-    text = _NEWLINES.sub(" ", text)
+    """Repository text as inline markdown that renders literally: no markup, HTML or mentions
+    (and control and bidi characters shown escaped, ``bot.report.visible``)."""
+    text = visible(_NEWLINES.sub(" ", text))
     text = _INLINE.sub(r"\\\1", text)
     text = html.escape(text, quote=False)
     return _MENTION.sub("@" + ZWJ, text)
@@ -106,7 +107,7 @@ def escape(text: str) -> str:
 
 def code(text: str) -> str:
     """A code span holding ``text`` literally, whatever backticks it contains."""
-    text = _NEWLINES.sub(" ", text)
+    text = visible(_NEWLINES.sub(" ", text))
     ticks = "`" * (_longest_run(text, "`") + 1)
     pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
@@ -119,7 +120,7 @@ def safe_url(url: str) -> str:
 
 def _html(text: str) -> str:
     """Text inside an HTML element (``<summary>``), where markdown is not processed."""
-    return _MENTION.sub("@" + ZWJ, html.escape(_NEWLINES.sub(" ", text), quote=True))
+    return _MENTION.sub("@" + ZWJ, html.escape(visible(_NEWLINES.sub(" ", text)), quote=True))
 
 
 def _longest_run(text: str, ch: str) -> int:

@@ -8,20 +8,17 @@ FORCE_COLOR), this module never looks at the terminal or the environment.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from typing import TYPE_CHECKING
 
 from bot.findings import Finding, Severity
-from bot.report import Source, Stats, checked_text, count_text, unchecked_text
+from bot.report import Source, Stats, checked_text, count_text, unchecked_text, visible
 
 if TYPE_CHECKING:
     from bot.newonly import Comparison
 
 _RESET = "\x1b[0m"
 _SEVERITY_COLOR = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
-# C0 controls except tab, DEL and C1 controls: repository text must not drive the terminal.
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
 
 class _Style:
@@ -136,7 +133,9 @@ def _diff_line(line: str, style: _Style) -> str:
 
 
 def _clean(text: str) -> str:
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """Repository text must not drive the terminal or reorder the line: controls and bidi
+    characters are shown escaped (``bot.report.visible``)."""
+    return visible(text)
 
 
 def _display(text: str) -> str:

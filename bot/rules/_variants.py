@@ -17,6 +17,9 @@ from bot.repo.profile import Variant
 from bot.shell.evaluate import Loc
 from bot.shell.values import known
 
+MAX_SUBSET = 3  # variants combined in one candidate script (besides all of them at once)
+MAX_CANDIDATES = 256  # candidate scripts per dispatched script
+
 
 @dataclass
 class Miss:
@@ -74,17 +77,22 @@ def candidates(script: str, entry: Entry, point: Point, variants: tuple[Variant,
                   and (v.suffix == "" or suffix_for(v, entry, point))]
     applicable = [v for v in applicable if v.folder is None or f"/{v.folder[0]}" in f"/{folder}/"]
     out: list[tuple[str, tuple[Variant, ...]]] = []
-    for size in range(len(applicable), 0, -1):
-        for subset in combinations(applicable, size):
-            names = present | {v.name for v in subset}
-            new_stem = base + "".join(s for v, s in suffixed if v.name in names)
-            new_folder = folder
-            for v in subset:
-                if v.folder is not None:
-                    new_folder = (f"/{folder}/".replace(f"/{v.folder[0]}", f"/{v.folder[1]}", 1)).strip("/")
-            path = posixpath.join(new_folder, new_stem + ".sh")
-            if path != script:
-                out.append((path, subset))
+    # Every subset of 24 variants is 2^24 of them: all of them at once, then subsets of at
+    # most MAX_SUBSET variants, most specific first; at most MAX_CANDIDATES scripts.
+    top = min(len(applicable), MAX_SUBSET)
+    sizes = ([len(applicable)] if len(applicable) > top else []) + list(range(top, 0, -1))
+    for subset in (c for size in sizes for c in combinations(applicable, size)):
+        if len(out) >= MAX_CANDIDATES:
+            break
+        names = present | {v.name for v in subset}
+        new_stem = base + "".join(s for v, s in suffixed if v.name in names)
+        new_folder = folder
+        for v in subset:
+            if v.folder is not None:
+                new_folder = (f"/{folder}/".replace(f"/{v.folder[0]}", f"/{v.folder[1]}", 1)).strip("/")
+        path = posixpath.join(new_folder, new_stem + ".sh")
+        if path != script:
+            out.append((path, subset))
     return out
 
 

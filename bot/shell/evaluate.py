@@ -19,10 +19,27 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from bot.shell import arith as _arith
 from bot.shell import ir
+from bot.shell.budget import Budget, BudgetExceeded, BudgetHit, Limits
+from bot.shell.builtins import (  # noqa: F401 - kept importable from here
+    _binary,
+    _echo,
+    _escapes,
+    _int_or_none,
+    _nonempty,
+    _path_op,
+    _printf,
+    _printf_too_wide,
+    _status,
+    _test_argv,
+    _to_int,
+)
+from bot.shell.state import Dispatch, Event, Exited, Loc, Ran, Sourced, State, Var, join, join_live
 from bot.shell.values import (
     EMPTY,
     Pat,
+    TooLong,
     Unk,
     Val,
     concat,
@@ -35,6 +52,23 @@ from bot.shell.values import (
     remove,
     replace,
     unknown,
+)
+from bot.shell.wordops import (  # noqa: F401 - kept importable from here
+    _SHIFT_CACHE,
+    INERT_COMMANDS,
+    _cmd_name,
+    _describe,
+    _has_effect,
+    _inert,
+    _join_words,
+    _looks_like_script,
+    _norm,
+    _redirects_stdout,
+    _shift_lines,
+    _split_fields,
+    _strip_trailing_newlines,
+    _word_at,
+    _word_is_quoted,
 )
 
 SHELLS = frozenset({"bash", "sh", "dash", "zsh"})
@@ -49,66 +83,10 @@ DEFAULT_WRAPPERS = frozenset(
      "mpirun", "torchrun", "ssh", "kubectl", "pdsh", "parallel"}
 )
 _PURE_OUTPUT = frozenset({"echo", "printf"})
+MAX_ROUNDS = 8  # merges of the paths a path may outlive before it is merged itself
 
 _STRING_CACHE: dict[tuple[str, str], ir.Script] = {}
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-
-
-@dataclass(frozen=True)
-class Loc:
-    path: str
-    line: int
-    col: int = 1
-
-
-@dataclass(frozen=True)
-class Dispatch:
-    """A script run by the evaluated file (or a file it sourced)."""
-
-    target: Val  # normalized, repo-relative when known
-    raw: Val  # the value as the command saw it
-    loc: Loc  # where the script word is
-    built_at: Loc  # the line that built the path (an assignment, or the word itself)
-    via: str  # "bash", "exec", "subst", "bash -c", "srun", "direct", ...
-    var_parts: tuple[tuple[str, str], ...] = ()  # (var name, its value) used in the word
-
-
-@dataclass(frozen=True)
-class Sourced:
-    target: Val
-    loc: Loc
-
-
-@dataclass(frozen=True)
-class Exited:
-    """An ``exit`` that ends the evaluated script (not one inside ``$(...)`` or ``( )``)."""
-
-    loc: Loc
-    code: int | None
-
-
-@dataclass(frozen=True)
-class Ran:
-    """A command named in ``Options.observe`` ran: an external job tool (``srtctl apply -f
-    "$CONFIG_FILE"``) or a copy into its checkout (``cp -rT "$GITHUB_WORKSPACE/x" recipes/x``)."""
-
-    name: str  # the observed command (behind prefix commands and wrappers)
-    argv: tuple[Val, ...]
-    loc: Loc
-    cwd: Val = EMPTY  # repo-relative; unknown after ``cd`` into a folder made at run time
-    deps: frozenset[str] = frozenset()  # the environment variables its words derive from
-
-
-Event = Dispatch | Sourced | Exited | Ran
-
-
-@dataclass(frozen=True)
-class Var:
-    value: Val
-    exported: bool = False
-    origin: Loc | None = None
-    parts: tuple[tuple[str, str], ...] = ()  # vars (name, known value) the assignment used
-    deps: frozenset[str] = frozenset()  # the environment variables the value derives from
 
 
 @dataclass(frozen=True)
@@ -130,6 +108,13 @@ class Result:
     # environments that agree on these give the same result.
     relevant: frozenset[str] = frozenset()
     notes: list[str] = field(default_factory=list)
+    # Budgets that ran out (``bot.shell.budget``): a fatal one (steps, deadline) ended the
+    # evaluation, and ``paths`` is then empty: what the script runs is unknown.
+    budget_hits: tuple[BudgetHit, ...] = ()
+
+    @property
+    def stopped(self) -> BudgetHit | None:
+        return next((h for h in self.budget_hits if h.fatal), None)
 
     def dispatches(self) -> list[Dispatch]:
         seen: dict[Dispatch, None] = {}
@@ -164,69 +149,6 @@ class FileSystem:
         raise NotImplementedError
 
 
-class State:
-    """One path through the script. ``vars`` is copy-on-write: forks share the dict until
-    one of them assigns, which also lets identical forks be recognised by identity."""
-
-    __slots__ = ("vars", "funcs", "argv", "flow", "status", "events", "out", "cwd", "file", "locals", "depth",
-                 "_shared")
-
-    def __init__(self) -> None:
-        self.vars: dict[str, Var] = {}
-        self.funcs: dict[str, tuple[ir.Stmt, ...]] = {}
-        self.argv: tuple[Val, ...] = ()
-        self.flow: str | None = None
-        self.status: int | None = 0
-        self.events: tuple[Event, ...] = ()
-        self.out: Val | None = None
-        self.cwd: Val = EMPTY  # repo-relative; EMPTY is the repo root
-        self.file: str = ""
-        self.locals: list[dict[str, Var | None]] = []
-        self.depth = 0
-        self._shared = False
-
-    def setvar(self, name: str, var: Var) -> None:
-        if self._shared:
-            self.vars = dict(self.vars)
-            self._shared = False
-        self.vars[name] = var
-
-    def delvar(self, name: str) -> None:
-        if name in self.vars:
-            if self._shared:
-                self.vars = dict(self.vars)
-                self._shared = False
-            del self.vars[name]
-
-    def copy(self) -> State:
-        s = State.__new__(State)
-        s.vars = self.vars
-        self._shared = s._shared = True
-        s.funcs = self.funcs  # replaced, never mutated, when a function is defined
-        s.argv = self.argv
-        s.flow = self.flow
-        s.status = self.status
-        s.events = self.events
-        s.out = self.out
-        s.cwd = self.cwd
-        s.file = self.file
-        s.locals = [dict(f) for f in self.locals]
-        s.depth = self.depth
-        return s
-
-    def quick_key(self) -> tuple[object, ...]:
-        return (id(self.vars), id(self.funcs), self.argv, self.flow, self.status, id(self.events), self.out,
-                self.cwd, self.file, self.depth, len(self.locals))
-
-    def key(self) -> tuple[object, ...]:
-        return (tuple(sorted(self.vars.items(), key=lambda kv: kv[0])), tuple(self.funcs), self.argv,
-                self.flow, self.status, self.events, self.out, self.cwd, self.file)
-
-    def emit(self, event: Event) -> None:
-        if event not in self.events:
-            self.events = self.events + (event,)
-
-
 @dataclass
 class Options:
     max_paths: int = 32
@@ -248,6 +170,8 @@ class Options:
     unknown_names: Callable[[str], bool] | None = None
     # Commands whose runs are recorded as ``Ran`` events (external job tools, ``cp``).
     observe: frozenset[str] = frozenset()
+    # Steps, deadline and bytes per value of one evaluation (``bot.shell.budget``).
+    limits: Limits = field(default_factory=Limits)
 
 
 class Evaluator:
@@ -259,6 +183,12 @@ class Evaluator:
         self._frames: list[set[str]] = []
         self._cmd_deps: frozenset[str] = frozenset()
         self.notes: list[str] = []
+        self.budget = Budget(self.opt.limits)
+        self._at: tuple[str, ir.Stmt | None] = ("", None)  # the statement running (for budget hits)
+        self.key_work = 0  # paths keyed plus variables compared by ``bound`` (linear in statements)
+        self._unknown_names: dict[str, bool] = {}
+        # (command, its words) -> (observed command, script found): the same on every path
+        self._external_memo: dict[tuple[int, tuple[Val, ...]], tuple[str | None, tuple[str, int, str] | None]] = {}
 
     # ------------------------------------------------------------ dependencies
     def _push(self) -> None:
@@ -287,9 +217,56 @@ class Evaluator:
         self.bound_hit = False
         self.relevant = set()
         self._frames = []
-        states = self.block(script.body, [st])
-        paths = [PathResult(s.events, s.flow == "exit") for s in states]
-        return Result(paths, self.bound_hit, frozenset(self.relevant), list(self.notes))
+        self.budget = Budget(self.opt.limits)
+        self._at = (script.path, None)
+        try:
+            states = self.block(script.body, [st])
+        except BudgetExceeded as e:
+            return Result([], self.bound_hit, frozenset(self.relevant), list(self.notes),
+                          (*self.budget.hits, e.hit))
+        except RecursionError:
+            path, line, detail = self._where()
+            hit = BudgetHit("nesting depth", path, line, detail, True)
+            return Result([], self.bound_hit, frozenset(self.relevant), list(self.notes), (*self.budget.hits, hit))
+        paths = [PathResult(s.events, s.flow == "exit") for s in self.bound(states)]
+        return Result(paths, self.bound_hit, frozenset(self.relevant), list(self.notes), tuple(self.budget.hits))
+
+    def _unknown_name(self, name: str) -> bool:
+        """``Options.unknown_names``, asked once per name (it matches globs)."""
+        hit = self._unknown_names.get(name)
+        if hit is None:
+            hit = self._unknown_names[name] = bool(self.opt.unknown_names is not None
+                                                   and self.opt.unknown_names(name))
+        return hit
+
+    # ---------------------------------------------------------------- budget
+    def _where(self) -> tuple[str, int, str]:
+        path, stmt = self._at
+        if stmt is None:
+            return path, 0, ""
+        return path, stmt.pos.line, _describe(stmt)
+
+    def _tick(self, n: int = 1) -> None:
+        b = self.budget
+        b.steps += n
+        if b.steps >= b._next_check:
+            path, line, detail = self._where()
+            b.step(path, line, detail, 0)
+
+    def _hit(self, what: str, st: State, detail: str = "") -> None:
+        path, line, here = self._where()
+        self.budget.hit(what, st.file or path, line, detail or here)
+
+    def _cap(self, value: Val, st: State) -> Val:
+        """A value over the byte limit becomes unknown (and is recorded)."""
+        if len(value) == 1 and isinstance(value[0], str) and len(value[0]) <= self.budget.value_limit:
+            return value
+        size = sum(len(p) for p in value if isinstance(p, str))
+        if size <= self.budget.value_limit:
+            return value
+        what = self.budget.value_what()
+        self._hit(what, st)
+        return unknown(what)
 
     # ------------------------------------------------------------- statements
     def block(self, stmts: Iterable[ir.Stmt], states: list[State]) -> list[State]:
@@ -301,7 +278,10 @@ class Evaluator:
             nxt: list[State] = []
             for s in live:
                 nxt.extend(self.stmt(stmt, s))
-            states = self.bound(done + nxt)
+            after = done + nxt
+            # No new path and within the bound: nothing to merge (identical paths are
+            # recognised the next time paths fork, or at the end of the run).
+            states = after if len(after) <= min(len(states), self.opt.max_paths) else self.bound(after)
         return states
 
     def bound(self, states: list[State]) -> list[State]:
@@ -313,10 +293,17 @@ class Evaluator:
         states = list(quick.values())
         if len(states) <= self.opt.max_paths:
             return states
-        uniq: dict[tuple[object, ...], State] = {}
+        uniq: dict[tuple[object, ...], list[State]] = {}
         for s in states:
-            uniq.setdefault(s.key(), s)
-        states = list(uniq.values())
+            self.key_work += 1
+            bucket = uniq.setdefault(s.key(), [])
+            for t in bucket:
+                self.key_work += len(s.vars)
+                if t.same(s):
+                    break
+            else:
+                bucket.append(s)
+        states = [s for bucket in uniq.values() for s in bucket]
         if len(states) <= self.opt.max_paths:
             return states
         self.bound_hit = True
@@ -324,15 +311,25 @@ class Evaluator:
         target = max(2, self.opt.max_paths // 2)
         live = [s for s in states if s.flow is None]
         done = [s for s in states if s.flow is not None]
+        for s in live:
+            s.rounds += 1
+        # Paths that outlived MAX_ROUNDS merges are merged first (pop() takes from the end):
+        # a path kept for a whole 20,000-line script drifts apart from the merged one in
+        # thousands of variables, and every join with it would compare them all.
+        live = [s for s in live if s.rounds <= MAX_ROUNDS] + [s for s in live if s.rounds > MAX_ROUNDS]
         while len(live) + len(done) > target and len(live) > 1:
             a, b = live.pop(), live.pop()
-            live.append(_join(a, b))
+            j = join(a, b, reuse=True)
+            j.rounds = 0
+            live.append(j)
         while len(live) + len(done) > target and len(done) > 1:
             a, b = done.pop(), done.pop()  # finished paths: keep their events, never drop them
-            done.append(_join(a, b))
+            done.append(join(a, b, reuse=True))
         return live + done
 
     def stmt(self, stmt: ir.Stmt, st: State) -> list[State]:
+        self._at = (st.file, stmt)
+        self._tick()
         if self.opt.linear and isinstance(stmt, (ir.If, ir.Case, ir.AndOr, ir.While)):
             return self._linear(stmt, st)
         if isinstance(stmt, ir.Command):
@@ -401,7 +398,7 @@ class Evaluator:
             states = self.block(b, [st])
             st = states[0]
             for other in states[1:]:
-                st = _join(st, other)
+                st = join(st, other)
             if st.flow in ("exit", "return", "break", "continue"):
                 st.flow = None
         st.status = None
@@ -497,7 +494,7 @@ class Evaluator:
         for (_, body), item_pats in zip(stmt.items, pats, strict=True):
             still: list[State] = []
             for s in pending:
-                verdicts = [match(subject, pat) for pat in item_pats]
+                verdicts = [match(subject, pat, self._tick) for pat in item_pats]
                 if any(v is True for v in verdicts):
                     result.extend(self.block(body, [s]))
                 elif all(v is False for v in verdicts):
@@ -540,7 +537,7 @@ class Evaluator:
                     s.flow = "_broken"
                 elif s.flow == "continue":
                     s.flow = None
-            states = _join_live(states)
+            states = join_live(states)
         if len(items) > self.opt.max_loop:
             self.notes.append(f"for loop over {len(items)} items evaluated for the first {self.opt.max_loop}")
         for s in states:
@@ -604,7 +601,7 @@ class Evaluator:
             value = self.expand(a.value, st)
         if a.append:
             old = st.vars.get(name)
-            value = concat(old.value if old else EMPTY, value)
+            value = self._cap(concat(old.value if old else EMPTY, value), st)
             if old is not None and self._frames:
                 self._frames[-1].update(old.deps)
         deps = self._pop()
@@ -686,9 +683,18 @@ class Evaluator:
             st.flow = name
             return [st]
         if name in _PURE_OUTPUT:
-            if st.out is not None:
-                out = _echo(args) if name == "echo" else _printf(args)
-                st.out = concat(st.out, out)
+            limit = self.budget.value_limit
+            if name == "printf" and args and _printf_too_wide(known(args[0]), limit):
+                self._hit("printf width", st, f"printf {(known(args[0]) or '')[:40]}")
+                if st.out is not None:
+                    st.out = concat(st.out, unknown("printf width"))
+            elif st.out is not None:
+                try:
+                    out = _echo(args) if name == "echo" else _printf(args, limit)
+                except TooLong:
+                    self._hit("printf width", st)
+                    out = unknown("printf width")
+                st.out = self._cap(concat(st.out, out), st)
             st.status = 0
             return [st]
         if name in ("dirname", "basename"):
@@ -761,8 +767,10 @@ class Evaluator:
     def call(self, name: str, args: list[Val], st: State) -> list[State]:
         if st.depth >= self.opt.max_depth:
             self.notes.append(f"call depth limit reached at {name}")
+            self._hit(f"call depth ({self.opt.max_depth})", st, name)
             st.status = None
             return [st]
+        self._tick()  # a call counts, besides the statements it runs
         body = st.funcs[name]
         saved_argv = st.argv
         st.argv = tuple(args)
@@ -790,6 +798,8 @@ class Evaluator:
         st.emit(Sourced(target, Loc(st.file, cmd.pos.line, cmd.pos.col)))
         path = known(target)
         script = self.fs.script(path) if path and self.opt.descend_source else None
+        if script is not None and st.depth >= self.opt.max_depth:
+            self._hit(f"source depth ({self.opt.max_depth})", st, f"source {path}")
         if script is None or st.depth >= self.opt.max_depth:
             st.status = None
             return [st]
@@ -811,17 +821,31 @@ class Evaluator:
         text = " ".join(known(a) or "\0" for a in args)
         if "\0" in text or self.opt.parse is None:
             return self.external(cmd, [lit("eval")] + args, st)
+        if st.depth >= self.opt.max_depth:
+            self._hit(f"eval depth ({self.opt.max_depth})", st, "eval")
+            st.status = None
+            return [st]
         script = self._parse_string(st.file, text)
-        return self.block(_shift_lines(script.body, cmd.pos.line - 1), [st])
+        st.depth += 1
+        states = self.block(_shift_lines(script.body, cmd.pos.line - 1), [st])
+        for s in states:
+            s.depth -= 1
+        return states
 
     def external(self, cmd: ir.Command, argv: list[Val], st: State,
                  widx: list[int] | None = None) -> list[State]:
         """A command we do not model: look for a dispatched script, then give up on it."""
-        seen = self._observed(argv) if self.opt.observe else None
+        memo_key = (id(cmd), tuple(argv))
+        memo = self._external_memo.get(memo_key)
+        if memo is None:
+            memo = (self._observed(argv) if self.opt.observe else None, self.find_script(argv, 0))
+            if len(self._external_memo) > 50_000:
+                self._external_memo.clear()
+            self._external_memo[memo_key] = memo
+        seen, found = memo
         if seen is not None:
             self._significant()
             st.emit(Ran(seen, tuple(argv), Loc(st.file, cmd.pos.line, cmd.pos.col), st.cwd, self._cmd_deps))
-        found = self.find_script(argv, 0)
         if found is not None:
             self._significant()
             kind, idx, via = found
@@ -921,8 +945,11 @@ class Evaluator:
                 var_parts = self._var_parts(word, st)
         st.emit(Dispatch(target, raw, loc, built_at, via, var_parts))
         path = known(target)
-        if path and self.opt.follow is not None and self.opt.follow(path) and st.depth < self.opt.max_depth:
-            self._follow(path, argv[idx + 1 :], st)
+        if path and self.opt.follow is not None and self.opt.follow(path):
+            if st.depth < self.opt.max_depth:
+                self._follow(path, argv[idx + 1 :], st)
+            else:
+                self._hit(f"script depth ({self.opt.max_depth})", st, f"bash {path}")
 
     def _follow(self, path: str, args: list[Val], st: State) -> None:
         """Evaluate a repo script that the file runs as a child (a launcher delegating)."""
@@ -945,6 +972,9 @@ class Evaluator:
     def _bash_c(self, cmd: ir.Command, argv: list[Val], idx: int, st: State,
                 widx: list[int] | None) -> None:
         if self.opt.parse is None or idx >= len(argv):
+            return
+        if st.depth >= self.opt.max_depth:
+            self._hit(f"bash -c depth ({self.opt.max_depth})", st, "bash -c")
             return
         value = argv[idx]
         child = State()
@@ -1044,10 +1074,11 @@ class Evaluator:
 
     # -------------------------------------------------------------- words
     def expand(self, word: ir.Word, st: State) -> Val:
+        self._tick()
         out: list[Val] = []
         for p in word.parts:
             out.append(self.part(p, st))
-        return concat(*out)
+        return self._cap(concat(*out), st)
 
     def pattern(self, word: ir.Word, st: State) -> Pat:
         out: list[object] = []
@@ -1093,8 +1124,7 @@ class Evaluator:
                 self._frames[-1].add(name)
             else:
                 self._frames[-1].update(var.deps)
-        if var is None and (self.opt.unset_is_unknown or (self.opt.unknown_names is not None
-                                                           and self.opt.unknown_names(name))):
+        if var is None and (self.opt.unset_is_unknown or self._unknown_name(name)):
             return unknown(f"${name}")
         return var.value if var is not None else None
 
@@ -1137,12 +1167,16 @@ class Evaluator:
             value = EMPTY
         if op in ("#", "##", "%", "%%"):
             pat = self.pattern(p.arg, st) if p.arg else ()
-            r = remove(value, pat, op)
+            r = remove(value, pat, op, self._tick)
             return r if r is not None else unknown(f"${{{p.name}{op}...}}")
         if op in ("/", "//", "/#", "/%"):
             pat = self.pattern(p.arg, st) if p.arg else ()
             repl = self.expand(p.arg2, st) if p.arg2 else EMPTY
-            r = replace(value, pat, repl, op)
+            try:
+                r = replace(value, pat, repl, op, self._tick, self.budget.value_limit)
+            except TooLong:
+                self._hit(self.budget.value_what(), st, f"${{{p.name}{op}...}}")
+                return unknown(self.budget.value_what())
             return r if r is not None else unknown(f"${{{p.name}{op}...}}")
         if op == ":":
             k = known(value)
@@ -1194,13 +1228,12 @@ class Evaluator:
         return unknown("$(...)")
 
     def arith(self, text: str, st: State) -> Val:
-        expr = text.strip()
-        if re.fullmatch(r"[0-9+\-*/%() ]+", expr):
-            try:
-                return lit(str(int(eval(expr.replace("/", "//"), {"__builtins__": {}}, {}))))  # noqa: S307
-            except Exception:  # noqa: BLE001 - arithmetic on literal digits only
-                return unknown("$((...))")
-        return unknown("$((...))")
+        try:
+            value = _arith.evaluate(text)
+        except _arith.Capped as e:
+            self._hit("arithmetic beyond 64 bits", st, f"$(({text.strip()[:40]})): {e}")
+            return unknown("$((...)) beyond 64 bits")
+        return lit(str(value)) if value is not None else unknown("$((...))")
 
     # --------------------------------------------------------------- tests
     def test(self, expr: ir.TestExpr | None, st: State) -> bool | None:
@@ -1231,12 +1264,12 @@ class Evaluator:
             return self.unary(expr.op, self.expand(expr.arg, st), st)
         left = self.expand(expr.left, st)
         if expr.op in ("==", "=", "!="):
-            v = match(left, self.pattern(expr.right, st))
+            v = match(left, self.pattern(expr.right, st), self._tick)
             if expr.op == "!=":
                 return None if v is None else not v
             return v
         right = self.expand(expr.right, st)
-        return _binary(expr.op, left, right)
+        return _binary(expr.op, left, right, self._tick)
 
     def unary(self, op: str, value: Val, st: State) -> bool | None:
         if op == "-n":
@@ -1255,374 +1288,5 @@ class Evaluator:
 # ------------------------------------------------------------------ helpers
 
 
-# Utilities that never run a script of the repo (wrappers such as srun, docker, env,
-# timeout are *not* here: they can).
-INERT_COMMANDS = frozenset({
-    "echo", "printf", "mkdir", "rm", "rmdir", "cp", "mv", "chmod", "chown", "touch", "sleep", "ls", "cat", "tee",
-    "grep", "egrep", "sed", "awk", "tar", "gzip", "scancel", "squeue", "sinfo", "sacct", "scontrol", "sbcast",
-    "nvidia-smi", "rocm-smi", "amd-smi", "python3", "python", "pip", "curl", "wget", "ln", "find", "head", "tail",
-    "wc", "sort", "uniq", "cut", "tr", "jq", "yq", "date", "pkill", "kill", "sync", "df", "du", "hostname",
-    "whoami", "id", "stat", "unsquashfs", "git", "rsync", "scp", "mount", "umount", "xxd", "md5sum", "sha256sum",
-    "base64", "diff", "cmp", "nproc", "free", "uname", "ps", "pgrep", "lsof", "nc", "ping", "which", "type",
-    "hf", "huggingface-cli", "gh", "seq", "paste", "column", "fold", "rev", "zcat", "unzip", "logger",
-})
-_INERT_CACHE: dict[int, tuple[ir.Command, bool]] = {}
-
-
-def _inert(cmd: ir.Command) -> bool:
-    hit = _INERT_CACHE.get(id(cmd))
-    if hit is not None and hit[0] is cmd:
-        return hit[1]
-    name = cmd.words[0].literal()
-    value = name in INERT_COMMANDS and not any(_has_effect(w) for w in cmd.words)
-    if len(_INERT_CACHE) > 200_000:
-        _INERT_CACHE.clear()
-    _INERT_CACHE[id(cmd)] = (cmd, value)
-    return value
-
-
-def _has_effect(w: ir.Word) -> bool:
-    """A word whose expansion can run something or change the state: ``$(...)``,
-    ``${X:=d}``, ``${X:?msg}``."""
-    for p in w.parts:
-        if isinstance(p, ir.CmdSub):
-            return True
-        if isinstance(p, ir.Param):
-            if p.op in ("=", ":=", "?", ":?"):
-                return True
-            if (p.arg is not None and _has_effect(p.arg)) or (p.arg2 is not None and _has_effect(p.arg2)):
-                return True
-    return False
-
-
-def _status(v: bool | None) -> int | None:
-    return None if v is None else (0 if v else 1)
-
-
-def _nonempty(v: Val) -> bool | None:
-    if any(isinstance(p, str) and p for p in v):
-        return True
-    return False if not v else None
-
-
-def _binary(op: str, left: Val, right: Val) -> bool | None:
-    a, b = known(left), known(right)
-    if a is None or b is None:
-        return None
-    if op == "=~":
-        try:
-            return re.search(b, a) is not None
-        except re.error:
-            return None
-    if op in ("<", ">"):
-        return (a < b) if op == "<" else (a > b)
-    ia, ib = _to_int(a), _to_int(b)
-    if ia is None or ib is None:
-        return None
-    return {"-eq": ia == ib, "-ne": ia != ib, "-lt": ia < ib, "-le": ia <= ib, "-gt": ia > ib,
-            "-ge": ia >= ib}.get(op)
-
-
-def _to_int(s: str) -> int | None:
-    try:
-        return int(s.strip())
-    except ValueError:
-        return None
-
-
-def _int_or_none(v: Val) -> int | None:
-    k = known(v)
-    return _to_int(k) if k is not None else None
-
-
-def _test_argv(words: list[Val], ev: Evaluator, st: State) -> bool | None:
-    """``[ ... ]`` / ``test ...`` given as words (the bashlex front-end)."""
-    toks = [known(w) for w in words]
-
-    def expr(i: int) -> tuple[bool | None, int]:
-        left, i = term(i)
-        while i < len(words) and toks[i] in ("-a", "-o"):
-            op = toks[i]
-            right, i = term(i + 1)
-            if op == "-a":
-                left = False if left is False or right is False else (None if None in (left, right) else True)
-            else:
-                left = True if left is True or right is True else (None if None in (left, right) else False)
-        return left, i
-
-    def term(i: int) -> tuple[bool | None, int]:
-        if i < len(words) and toks[i] == "!":
-            v, j = term(i + 1)
-            return (None if v is None else not v), j
-        if i + 2 < len(words) + 0 and toks[i + 1] in ("=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge"):
-            op = toks[i + 1] or ""
-            if op in ("=", "==", "!="):
-                v = match(words[i], pat_from_val(words[i + 2], False))
-                if op == "!=":
-                    v = None if v is None else not v
-            else:
-                v = _binary(op, words[i], words[i + 2])
-            return v, i + 3
-        if i + 1 < len(words) and toks[i] and (toks[i] or "").startswith("-") and len(toks[i] or "") == 2:
-            return ev.unary(toks[i] or "", words[i + 1], st), i + 2
-        if i < len(words):
-            return _nonempty(words[i]), i + 1
-        return False, i
-
-    if not words:
-        return False
-    v, _ = expr(0)
-    return v
-
-
-def _echo(args: list[Val]) -> Val:
-    newline = True
-    interpret = False
-    while args and known(args[0]) in ("-n", "-e", "-E", "-ne", "-en"):
-        flag = known(args[0]) or ""
-        newline = newline and "n" not in flag
-        interpret = "e" in flag
-        args = args[1:]
-    parts: list[Val] = []
-    for i, a in enumerate(args):
-        if i:
-            parts.append(lit(" "))
-        parts.append(_escapes(a) if interpret else a)
-    if newline:
-        parts.append(lit("\n"))
-    return concat(*parts)
-
-
-def _escapes(v: Val) -> Val:
-    return tuple(p.replace("\\n", "\n").replace("\\t", "\t") if isinstance(p, str) else p for p in v)
-
-
-def _printf(args: list[Val]) -> Val:
-    if not args:
-        return EMPTY
-    fmt = known(args[0])
-    if fmt is None:
-        return unknown("printf")
-    rest = list(args[1:])
-    out: list[Val] = []
-    i = 0
-    while True:
-        j = 0
-        while j < len(fmt):
-            ch = fmt[j]
-            if ch == "\\" and j + 1 < len(fmt):
-                out.append(lit({"n": "\n", "t": "\t", "\\": "\\"}.get(fmt[j + 1], fmt[j + 1])))
-                j += 2
-                continue
-            if ch == "%" and j + 1 < len(fmt):
-                m = re.match(r"%[-+ 0#]*[0-9]*(?:\.[0-9]+)?([sdiqbxXfc%])", fmt[j:])
-                if m is None:
-                    out.append(lit(ch))
-                    j += 1
-                    continue
-                conv = m.group(1)
-                if conv == "%":
-                    out.append(lit("%"))
-                else:
-                    arg = rest[i] if i < len(rest) else EMPTY
-                    i += 1
-                    if conv in ("s", "q", "b") and m.group(0) == "%" + conv:
-                        out.append(arg)
-                    else:
-                        k = known(arg)
-                        if k is None:
-                            out.append(unknown("printf"))
-                        else:
-                            try:
-                                out.append(lit(m.group(0).replace("q", "s").replace("b", "s")
-                                               % (int(k) if conv in "diXxc" else k)))
-                            except (ValueError, TypeError):
-                                out.append(unknown("printf"))
-                j += len(m.group(0))
-                continue
-            out.append(lit(ch))
-            j += 1
-        if i >= len(rest) or i == 0:
-            break
-    return concat(*out)
-
-
-def _path_op(name: str, args: list[Val]) -> Val:
-    args = [a for a in args if known(a) not in ("--",)]
-    if not args:
-        return EMPTY
-    k = known(args[0])
-    if k is None:
-        if name == "dirname":
-            # dirname of a path whose last component is unknown: keep the known head
-            head = leading(args[0])
-            if "/" in head and len(args[0]) == 2 and "/" not in head.split("/")[-1]:
-                pass
-        return unknown(name)
-    if name == "dirname":
-        d = posixpath.dirname(k.rstrip("/")) if k.rstrip("/") else "/"
-        return lit(d or ".")
-    b = posixpath.basename(k.rstrip("/"))
-    if len(args) > 1:
-        suffix = known(args[1])
-        if suffix and b.endswith(suffix) and b != suffix:
-            b = b[: -len(suffix)]
-    return lit(b)
-
-
-def _strip_trailing_newlines(v: Val) -> Val:
-    if v and isinstance(v[-1], str):
-        tail = v[-1].rstrip("\n")
-        return v[:-1] + ((tail,) if tail else ())
-    return v
-
-
-def _norm(v: Val) -> Val:
-    k = known(v)
-    if k is not None:
-        n = posixpath.normpath(k) if k else k
-        return lit("" if n == "." else n)
-    head = leading(v)
-    if head.startswith("./"):
-        head = head[2:]
-        while head.startswith("./"):
-            head = head[2:]
-        return concat(lit(head), v[1:])
-    if "/./" in head or "//" in head:
-        head = re.sub(r"/(\./)+", "/", head).replace("//", "/")
-        return concat(lit(head), v[1:])
-    return v
-
-
-def _looks_like_script(v: Val) -> bool:
-    if not v:
-        return False
-    last = v[-1]
-    if not isinstance(last, str):
-        return False
-    text = "".join(p for p in v if isinstance(p, str))
-    return last.endswith(".sh") and ":" not in text and not leading(v).startswith("-")
-
-
-def _cmd_name(argv: list[Val]) -> str:
-    k = known(argv[0]) if argv else None
-    return k or "command"
-
-
-def _redirects_stdout(redirects: tuple[ir.Redirect, ...]) -> bool:
-    for r in redirects:
-        if r.op in (">", ">>", "&>", "&>>", ">|") and r.fd in (None, 1):
-            return True
-        if r.op == ">&" and r.fd in (None, 1):
-            return True
-    return False
-
-
-def _split_fields(argv: list[Val], words: tuple[ir.Word, ...]) -> tuple[list[Val], list[int]]:
-    """Field splitting for unquoted expansions whose value is known (``$CMD`` arrays).
-
-    Returns the fields and, for each, the index of the word it came from.
-    """
-    out: list[Val] = []
-    widx: list[int] = []
-    for i, (v, w) in enumerate(zip(argv, words)):
-        if any(isinstance(p, (ir.Param, ir.CmdSub)) and not getattr(p, "quoted", False) for p in w.parts):
-            k = known(v)
-            if k is not None:
-                fields = k.split()
-                out.extend(lit(x) for x in fields)
-                widx.extend([i] * len(fields))
-                continue
-            if not v:
-                continue
-        out.append(v)
-        widx.append(i)
-    return out, widx
-
-
-def _word_at(cmd: ir.Command, idx: int, widx: list[int] | None) -> ir.Word | None:
-    i = widx[idx] if widx is not None and idx < len(widx) else idx
-    return cmd.words[i] if i < len(cmd.words) else None
-
-
-def _word_is_quoted(w: ir.Word) -> bool:
-    return all(getattr(p, "quoted", False) for p in w.parts)
-
-
-def _join_words(vals: list[Val]) -> Val:
-    parts: list[Val] = []
-    for i, v in enumerate(vals):
-        if i:
-            parts.append(lit(" "))
-        parts.append(v)
-    return concat(*parts)
-
-
-def _join(a: State, b: State) -> State:
-    """Merge two paths: variables that differ become unknown."""
-    s = a.copy()
-    for name in set(a.vars) | set(b.vars):
-        va, vb = a.vars.get(name), b.vars.get(name)
-        if va == vb:
-            continue
-        if va is not None and vb is not None and va.value == vb.value:
-            continue
-        s.setvar(name, Var(unknown(f"${name} (merged paths)"), bool((va and va.exported) or (vb and vb.exported)),
-                           va.origin if va is not None else (vb.origin if vb is not None else None), (),
-                           (va.deps if va else frozenset()) | (vb.deps if vb else frozenset())))
-    events = a.events
-    for e in b.events:
-        if e not in events:
-            events = events + (e,)
-    s.events = events
-    s.status = a.status if a.status == b.status else None
-    return s
-
-
-def _join_live(states: list[State]) -> list[State]:
-    """Loops: paths forked inside one iteration are joined again before the next."""
-    live = [s for s in states if s.flow is None]
-    if len(live) <= 1:
-        return states
-    joined = live[0]
-    for other in live[1:]:
-        joined = _join(joined, other)
-    return [s for s in states if s.flow is not None] + [joined]
-
-
-_SHIFT_CACHE: dict[tuple[int, int], tuple[tuple[ir.Stmt, ...], tuple[ir.Stmt, ...]]] = {}
-
-
-def _shift_lines(body: tuple[ir.Stmt, ...], offset: int) -> tuple[ir.Stmt, ...]:
-    """Re-base positions of a parsed string (``bash -c``, ``eval``) onto its file."""
-    if offset <= 0:
-        return body
-    key = (id(body), offset)
-    hit = _SHIFT_CACHE.get(key)
-    if hit is not None and hit[0] is body:
-        return hit[1]
-    shifted = _shift(body, offset)
-    if len(_SHIFT_CACHE) > 4096:
-        _SHIFT_CACHE.clear()
-    _SHIFT_CACHE[key] = (body, shifted)
-    return shifted
-
-
-def _shift(body: tuple[ir.Stmt, ...], offset: int) -> tuple[ir.Stmt, ...]:
-    import dataclasses
-
-    def fix(obj: object) -> object:
-        if isinstance(obj, ir.Pos):
-            return ir.Pos(obj.line + offset, obj.col, obj.end_line + offset, obj.end_col)
-        if isinstance(obj, tuple):
-            return tuple(fix(x) for x in obj)
-        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-            return dataclasses.replace(obj, **{f.name: fix(getattr(obj, f.name))
-                                               for f in dataclasses.fields(obj)})
-        return obj
-
-    return fix(body)  # type: ignore[return-value]
-
-
-__all__ = ["Dispatch", "Evaluator", "FileSystem", "Loc", "Options", "PathResult", "Result", "Sourced", "State",
-           "Unk", "Val"]
+__all__ = ["Dispatch", "Event", "Evaluator", "Exited", "FileSystem", "Loc", "Options", "PathResult", "Ran", "Result",
+           "Sourced", "State", "Unk", "Val", "Var"]

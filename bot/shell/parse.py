@@ -1,29 +1,32 @@
 """tree-sitter-bash front-end: source bytes -> ``ir.Script``.
 
 tree-sitter recovers from syntax errors; every ERROR or MISSING node becomes a
-``ParseError`` with its position, and callers decide what to trust.
+``ParseError`` with its position, and callers decide what to trust. Constructs nested
+deeper than ``nesting.MAX_NESTING`` become unknowns with a ``ParseError`` (see
+``nesting.py``); every walk over the tree-sitter tree is iterative.
+
+This module converts statements; ``parse_tree.py`` holds the parser and the walks over
+its tree (syntax errors, nesting), ``parse_words.py`` the words and ``parse_cond.py``
+the ``[ ... ]`` grammar.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
-import tree_sitter
-import tree_sitter_bash
-
-from bot.shell import ir
-from bot.shell.words import ansi_c as _ansi_c
-from bot.shell.words import merge as _merge
-from bot.shell.words import unescape_dq as _unescape_dq
-from bot.shell.words import unescape_unquoted as _unescape_unquoted
+from bot.shell import ir, nesting
+from bot.shell.parse_cond import BINARY as _BINARY
+from bot.shell.parse_cond import test_words as _test_words
+from bot.shell.parse_tree import NESTING as _NESTING
+from bot.shell.parse_tree import TEST_NESTING as _TEST_NESTING
+from bot.shell.parse_tree import collect_errors as _collect_errors
+from bot.shell.parse_tree import parser as _parser
+from bot.shell.parse_tree import pos as _pos
+from bot.shell.parse_tree import swallowed_newline as _swallowed_newline
+from bot.shell.parse_tree import syntax_errors as syntax_errors
+from bot.shell.parse_words import WordConverter
 
 Node = Any  # tree_sitter.Node (the stubs are incomplete)
-
-
-@lru_cache(maxsize=1)
-def _parser() -> tree_sitter.Parser:
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
 def parse(path: str, source: bytes) -> ir.Script:
@@ -39,61 +42,26 @@ def parse(path: str, source: bytes) -> ir.Script:
         source = source[:cut] + b";" + source[cut:]
         tree = _parser().parse(source)
     conv = _Converter(source)
-    body = conv.stmts(tree.root_node.children)
+    try:
+        body = conv.stmts(tree.root_node.children)
+    except RecursionError:  # only when called from deep in a stack: the nesting limit keeps it shallow
+        text = source.decode("utf-8", "replace")
+        depth, offset = nesting.deepest(text)
+        line = text.count("\n", 0, offset) + 1
+        message = f"nesting too deep to convert from here ({depth} levels at the deepest point, Python stack)"
+        return ir.Script(path, (), (ir.ParseError(message, ir.Pos(line, 1)),), original)
     errors: list[ir.ParseError] = []
     if tree.root_node.has_error:
         _collect_errors(tree.root_node, errors)
+    errors += conv.errors
     return ir.Script(path=path, body=tuple(body), errors=tuple(errors), source=original)
-
-
-def _swallowed_newline(root: Node, source: bytes) -> int | None:
-    """Byte offset of a newline that tree-sitter read as a blank inside a command."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "command":
-            kids = node.children
-            for a, b in zip(kids, kids[1:]):
-                gap = source[a.end_byte : b.start_byte]
-                if b"\n" in gap and b"\\\n" not in gap and b"\\\r\n" not in gap:
-                    return int(a.end_byte) + gap.index(b"\n")
-        elif node.has_error or node.child_count:
-            stack.extend(node.children)
-    return None
-
-
-def _collect_errors(node: Node, out: list[ir.ParseError]) -> None:
-    if node.type == "ERROR" or node.is_missing:
-        what = f"missing {node.type!r}" if node.is_missing else "syntax error"
-        snippet = node.text.decode("utf-8", "replace").strip().splitlines()
-        if snippet and not node.is_missing:
-            what += f" near {snippet[0][:40]!r}"
-        out.append(ir.ParseError(what, _pos(node)))
-        return
-    if node.has_error:
-        for child in node.children:
-            _collect_errors(child, out)
-
-
-def _pos(node: Node) -> ir.Pos:
-    (r, c), (er, ec) = node.start_point, node.end_point
-    return ir.Pos(r + 1, c + 1, er + 1, ec + 1, node.start_byte, node.end_byte)
 
 
 _DECL = {"export", "local", "readonly", "declare", "typeset"}
 _SKIP = {"comment", "heredoc_body", "heredoc_end", "heredoc_start", ";", ";;", "&", "\n"}
 
 
-class _Converter:
-    def __init__(self, source: bytes) -> None:
-        self.src = source
-
-    def text_between(self, start: int, end: int) -> str:
-        return self.src[start:end].decode("utf-8", "replace") if end > start else ""
-
-    def text(self, node: Node) -> str:
-        return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
-
+class _Converter(WordConverter):
     # ------------------------------------------------------------ statements
     def stmts(self, nodes: list[Node]) -> list[ir.Stmt]:
         out: list[ir.Stmt] = []
@@ -106,6 +74,16 @@ class _Converter:
         return out
 
     def stmt(self, n: Node) -> ir.Stmt | None:
+        if n.type not in _NESTING:
+            return self._stmt(n)
+        if not self.enter(n):
+            return nesting.unknown_stmt(_pos(n))
+        try:
+            return self._stmt(n)
+        finally:
+            self.depth -= 1
+
+    def _stmt(self, n: Node) -> ir.Stmt | None:
         t = n.type
         pos = _pos(n)
         if t == "command":
@@ -214,24 +192,26 @@ class _Converter:
         return [s] if s is not None else []
 
     def andor(self, n: Node) -> ir.Stmt:
-        # tree-sitter nests lists left-associatively: ((a && b) || c)
+        # tree-sitter nests lists left-associatively: ((a && b) || c); walked with a stack
+        # (3,000 ``&&`` are 3,000 nested lists) into one flat AndOr
         items: list[tuple[str, ir.Stmt]] = []
-
-        def walk(node: Node, op: str) -> None:
+        todo: list[tuple[Node, str]] = [(n, "")]
+        while todo:
+            node, op = todo.pop()
             if node.type == "list":
                 cur = op
+                kids: list[tuple[Node, str]] = []
                 for c in node.children:
                     if c.type in ("&&", "||"):
                         cur = c.type
                     elif c.is_named and c.type not in _SKIP:
-                        walk(c, cur)
+                        kids.append((c, cur))
                         cur = ""
+                todo.extend(reversed(kids))
             else:
                 s = self.stmt(node)
                 if s is not None:
                     items.append((op, s))
-
-        walk(n, "")
         if not items:
             return ir.Opaque("list", _pos(n))
         first = items[0][1]
@@ -359,6 +339,7 @@ class _Converter:
             inner_nodes = [c for c in n.named_children]
             return self.test_expr(inner_nodes[0]) if inner_nodes else None
         conv = _Converter(b": " + inner)
+        conv.depth = self.depth
         nodes = [c for c in cmd.children if c.type != "command_name"
                  and (c.is_named or c.type in _BINARY or c.type in ("!", "(", ")"))]
         line_off = first.end_point[0]
@@ -372,11 +353,29 @@ class _Converter:
             rebased: ir.Word = _rebase(w, line_off, col_off, byte_off)
             return rebased
 
+        def too_deep(k: int) -> ir.TestExpr:
+            pos = _rebase(_pos(nodes[min(k, len(nodes) - 1)]), line_off, col_off, byte_off)
+            if not self.errors:
+                self.errors.append(nesting.too_deep(pos, "test operator"))
+            return nesting.unknown_test(pos)
+
         expr, _ = _test_words([conv.text(c) if c.type in ("word", "test_operator") or not c.is_named else None
                                for c in nodes],
-                              word, 0)
+                              word, 0, nesting.MAX_NESTING - self.depth, too_deep)
+        if conv.errors and not self.errors:
+            self.errors.append(_rebase(conv.errors[0], line_off, col_off, byte_off))
         return expr
     def test_expr(self, n: Node) -> ir.TestExpr:
+        if n.type not in _TEST_NESTING:
+            return self._test_expr(n)
+        if not self.enter(n):
+            return nesting.unknown_test(_pos(n))
+        try:
+            return self._test_expr(n)
+        finally:
+            self.depth -= 1
+
+    def _test_expr(self, n: Node) -> ir.TestExpr:
         t = n.type
         if t == "binary_expression":
             left = n.child_by_field_name("left")
@@ -402,218 +401,8 @@ class _Converter:
             return self.test_expr(inner[0]) if inner else ir.TWord(ir.Word(()))
         return ir.TWord(self.word(n))
 
-    # ----------------------------------------------------------------- words
-    def word(self, n: Node, pattern: bool = False) -> ir.Word:
-        parts: list[ir.Part] = []
-        self._parts(n, parts, quoted=False, pattern=pattern)
-        return ir.Word(tuple(_merge(parts)), _pos(n))
 
-    def _parts(self, n: Node, out: list[ir.Part], quoted: bool, pattern: bool = False) -> None:
-        t = n.type
-        if t == "concatenation":
-            kids = list(n.children)
-            i = 0
-            while i < len(kids):
-                c = kids[i]
-                if not c.is_named and self.text(c) == "$$":
-                    out.append(ir.Param("$", "", None, None, quoted))  # `$$` after text
-                    i += 1
-                    continue
-                self._parts(c, out, quoted, pattern)
-                i += 1
-        elif t == "string":
-            self._string(n, out)
-        elif t == "raw_string":
-            out.append(ir.Lit(self.text(n)[1:-1], True))
-        elif t == "ansi_c_string":
-            out.append(ir.Lit(_ansi_c(self.text(n)[2:-1]), True))
-        elif t == "translated_string":
-            inner = n.named_children
-            if inner:
-                self._string(inner[0], out)
-        elif t == "simple_expansion":
-            name_node = n.named_children[0] if n.named_children else None
-            name = self.text(name_node) if name_node is not None else ""
-            if len(name) > 1 and name[0].isdigit():
-                # `$10` is `${1}0`, `$1_log` is `${1}_log`
-                out.append(ir.Param(name[0], "", None, None, quoted))
-                out.append(ir.Lit(name[1:], quoted))
-            else:
-                out.append(ir.Param(name, "", None, None, quoted))
-        elif t == "expansion":
-            out.append(self.expansion(n, quoted))
-        elif t == "command_substitution":
-            out.append(ir.CmdSub(tuple(self.stmts(n.children)), quoted))
-        elif t == "arithmetic_expansion":
-            out.append(ir.Arith(self.text(n)[3:-2]))
-        elif t == "process_substitution":
-            out.append(ir.Lit("/dev/fd/63", True))
-        elif t in ("word", "number", "extglob_pattern", "regex", "special_variable_name", "variable_name",
-                   "test_operator", "brace_expression", "command_name"):
-            txt = self.text(n)
-            if t == "word" and not pattern:
-                txt = _unescape_unquoted(txt)
-            out.append(ir.Lit(txt, quoted))
-        else:
-            out.append(ir.Lit(self.text(n), quoted))
-
-    def _string(self, n: Node, out: list[ir.Part]) -> None:
-        # Literal text is whatever lies between the named children (tree-sitter drops
-        # some characters, e.g. newlines, from string_content nodes).
-        start = n.start_byte + 1
-        end = n.end_byte - 1
-        for c in n.named_children:
-            if c.type == "string_content":
-                continue
-            if c.start_byte > start:
-                out.append(ir.Lit(_unescape_dq(self.src[start : c.start_byte].decode("utf-8", "replace")), True))
-            self._parts(c, out, quoted=True)
-            start = c.end_byte
-        if end > start:
-            out.append(ir.Lit(_unescape_dq(self.src[start:end].decode("utf-8", "replace")), True))
-
-    def expansion(self, n: Node, quoted: bool) -> ir.Param:
-        children = [c for c in n.children if c.type not in ("${", "}")]
-        name = ""
-        op = ""
-        args: list[list[Node]] = []
-        starts: list[int] = []  # where each argument's text begins (just after its operator)
-        prefix_ops: list[str] = []
-        for c in children:
-            if c.type in ("variable_name", "special_variable_name") and not name and not op:
-                name = self.text(c)
-            elif c.type == "subscript" and not name:
-                sub = c.child_by_field_name("name")
-                idx = c.child_by_field_name("index")
-                name = self.text(sub) if sub is not None else ""
-                index = self.text(idx) if idx is not None else ""
-                if index not in ("@", "*"):
-                    op = "["
-            elif not c.is_named:
-                tok = c.type
-                if not name and tok in ("#", "!"):
-                    prefix_ops.append(tok)
-                elif not op:
-                    op = tok
-                    args.append([])
-                    starts.append(c.end_byte)
-                elif op in ("/", "//", "/#", "/%") and tok == "/" and len(args) == 1 \
-                        and self.src[c.start_byte - 1 : c.start_byte] != b"\\":
-                    args.append([])
-                    starts.append(c.end_byte)
-                elif op == ":" and tok == ":" and len(args) == 1:
-                    args.append([])
-                    starts.append(c.end_byte)
-                elif args:
-                    args[-1].append(c)
-            else:
-                if not args:
-                    args.append([])
-                    starts.append(c.start_byte)
-                args[-1].append(c)
-        if prefix_ops and not op and not name:
-            return ir.Param(prefix_ops[0], "", None, None, quoted)  # `${#}` `${!}`
-        if prefix_ops and not op:
-            op = "len" if prefix_ops[0] == "#" else "!"
-        if op == "[" and not args:
-            return ir.Param(name, "[", None, None, quoted)
-
-        def to_word(nodes: list[Node], start: int) -> ir.Word | None:
-            if not nodes:
-                return ir.Word((ir.Lit(""),))
-            parts: list[ir.Part] = []
-            # Keep the raw text between nodes (tree-sitter may split a pattern or drop a
-            # leading blank, as in ${X%% *}).
-            blank_matters = op in ("#", "##", "%", "%%", "/", "//", "/#", "/%")
-            cursor = min(start, nodes[0].start_byte) if blank_matters else nodes[0].start_byte
-            for node in nodes:
-                if node.start_byte > cursor:
-                    parts.append(ir.Lit(self.src[cursor : node.start_byte].decode("utf-8", "replace"), quoted))
-                is_pattern = op in ("#", "##", "%", "%%", "/", "//", "/#", "/%") and len(args) > 0 \
-                    and nodes is args[0]
-                # The pattern of ${X%%pat} is a pattern even inside double quotes.
-                self._parts(node, parts, quoted and not is_pattern, pattern=is_pattern)
-                cursor = node.end_byte
-            return ir.Word(tuple(_merge(parts)), _pos(nodes[0]))
-
-        arg = to_word(args[0], starts[0]) if args else None
-        arg2 = to_word(args[1], starts[1]) if len(args) > 1 else None
-        if op == "/" and arg is not None and arg.parts and isinstance(arg.parts[0], ir.Lit):
-            first = arg.parts[0].text
-            if first[:1] in ("/", "#", "%"):
-                op = "/" + first[0] if first[0] != "/" else "//"
-                arg = ir.Word((ir.Lit(first[1:], arg.parts[0].quoted),) + arg.parts[1:], arg.pos)
-        return ir.Param(name, op, arg, arg2, quoted)
-
-
-_UNARY = {"-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u", "-w", "-x", "-G",
-          "-L", "-N", "-O", "-S", "-z", "-n", "-v", "-o"}
-_BINARY = {"=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef", "=~"}
-
-
-def _rebase(obj: Any, line_off: int, col_off: int, byte_off: int) -> Any:
-    """Move positions of a sub-parse back into the file (first line also shifts columns)."""
-    import dataclasses
-
-    if isinstance(obj, ir.Pos):
-        if obj.line == 0:
-            return obj
-        return ir.Pos(obj.line + line_off, obj.col + (col_off if obj.line == 1 else 0), obj.end_line + line_off,
-                      obj.end_col + (col_off if obj.end_line == 1 else 0), obj.start_byte + byte_off,
-                      obj.end_byte + byte_off)
-    if isinstance(obj, tuple):
-        return tuple(_rebase(x, line_off, col_off, byte_off) for x in obj)
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return dataclasses.replace(obj, **{f.name: _rebase(getattr(obj, f.name), line_off, col_off, byte_off)
-                                           for f in dataclasses.fields(obj)})
-    return obj
-
-
-def _test_words(texts: list[str | None], word: Any, i: int) -> tuple[ir.TestExpr | None, int]:
-    """test(1) grammar: expr := and (-o and)*; and := not (-a not)*; not := ! not | primary.
-    ``texts`` are the plain words (None for words with quotes or expansions); ``word(k,
-    pattern)`` converts word k."""
-    n = len(texts)
-
-    def lit(k: int) -> str | None:
-        return texts[k] if k < n else None
-
-    def primary(k: int) -> tuple[ir.TestExpr, int]:
-        if lit(k) == "(":
-            e, k = expr(k + 1)
-            return e or ir.TWord(ir.Word(())), k + 1 if lit(k) == ")" else k
-        if k + 2 < n and lit(k + 1) in _BINARY:
-            op = lit(k + 1) or ""
-            return ir.TBinary(op, word(k), word(k + 2, op in ("=", "==", "!=", "=~"))), k + 3
-        if lit(k) in _UNARY and k + 1 < n:
-            return ir.TUnary(lit(k) or "", word(k + 1)), k + 2
-        if k < n:
-            return ir.TWord(word(k)), k + 1
-        return ir.TWord(ir.Word(())), k
-
-    def negation(k: int) -> tuple[ir.TestExpr, int]:
-        if lit(k) == "!" and k + 1 < n:
-            e, k = negation(k + 1)
-            return ir.TNot(e), k
-        return primary(k)
-
-    def conj(k: int) -> tuple[ir.TestExpr, int]:
-        left, k = negation(k)
-        while lit(k) == "-a":
-            right, k = negation(k + 1)
-            left = ir.TAnd(left, right)
-        return left, k
-
-    def expr(k: int) -> tuple[ir.TestExpr | None, int]:
-        if k >= n:
-            return None, k
-        left, k = conj(k)
-        while lit(k) == "-o":
-            right, k = conj(k + 1)
-            left = ir.TOr(left, right)
-        return left, k
-
-    return expr(i)
+_rebase = nesting.rebase  # positions of a sub-parse moved back into the file
 
 
 def _attach(stmt: ir.Stmt, redirs: tuple[ir.Redirect, ...], extra: tuple[ir.Word, ...],
@@ -638,20 +427,3 @@ _STATEMENT_TYPES = {
     "for_statement", "c_style_for_statement", "while_statement", "compound_statement", "subshell",
     "function_definition", "redirected_statement",
 }
-
-
-
-
-
-
-
-
-
-
-def syntax_errors(source: bytes) -> tuple[ir.ParseError, ...]:
-    """Syntax errors only (no IR): a cheap check for files the analysis does not evaluate."""
-    tree = _parser().parse(source)
-    errors: list[ir.ParseError] = []
-    if tree.root_node.has_error:
-        _collect_errors(tree.root_node, errors)
-    return tuple(errors)

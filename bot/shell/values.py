@@ -9,9 +9,12 @@ case patterns, the ``%%`` argument) are tuples of ``(text, is_glob)`` and ``Unk`
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Union
+from typing import Any, Union
+
+import re2
 
 
 @dataclass(frozen=True)
@@ -82,8 +85,54 @@ def describe(v: Val) -> str:
 
 
 def to_regex(v: Val) -> re.Pattern[str]:
-    """A regex matching every text the value could stand for."""
+    """A regex matching every text the value could stand for. Values with many unknown
+    parts keep only their known head and tail (a wider match, never a backtracking blow-up)."""
+    if sum(isinstance(p, Unk) for p in v) > _MAX_UNKNOWN_PARTS:
+        v = (*lit(leading(v)), Unk("..."), *lit(trailing(v)))
     return re.compile("".join(re.escape(p) if isinstance(p, str) else ".*" for p in v) + r"\Z", re.S)
+
+
+class TooLong(Exception):
+    """A value would grow past the evaluation's byte limit."""
+
+
+_MAX_UNKNOWN_PARTS = 4
+# A matcher's cost in budget steps: one per this many characters of subject text.
+_CHARS_PER_STEP = 256
+Cost = Callable[[int], None]  # charged with a number of steps; may raise to stop the evaluation
+
+
+def _no_cost(n: int) -> None:
+    return None
+
+
+def _re2_options() -> Any:
+    opts = re2.Options()
+    opts.log_errors = False  # a pattern re2 rejects is an unknown, not a line on stderr
+    opts.dot_nl = True
+    return opts
+
+
+_RE2_OPTIONS = _re2_options()
+
+
+@lru_cache(maxsize=4096)
+def re2_compile(pattern: str) -> Any | None:
+    """A linear-time regex (google-re2) for a pattern from the repo; None when re2 rejects
+    it (backreferences, lookaround): the caller treats the match as unknown."""
+    try:
+        return re2.compile(pattern, _RE2_OPTIONS)
+    except re2.error:
+        return None
+
+
+def regex_search(pattern: str, subject: str, cost: Cost = _no_cost) -> bool | None:
+    """``[[ $s =~ $pattern ]]``; None when the pattern is not one re2 runs."""
+    rx = re2_compile(pattern)
+    if rx is None:
+        return None
+    cost(len(subject) // _CHARS_PER_STEP + 1)
+    return rx.search(subject) is not None
 
 
 # ------------------------------------------------------------------ patterns
@@ -159,19 +208,38 @@ def _glob_regex(p: tuple[tuple[str, bool], ...]) -> str:
     return "".join(out)
 
 
-def glob_regex(p: Pat) -> re.Pattern[str] | None:
+class _Glob:
+    """A glob compiled for re2 (linear time: ``*a*a*a*a*b`` cannot backtrack)."""
+
+    __slots__ = ("body", "rx", "cost")
+
+    def __init__(self, body: str, rx: Any, cost: Cost) -> None:
+        self.body = body
+        self.rx = rx
+        self.cost = cost
+
+    def full(self, s: str) -> bool:
+        self.cost(len(s) // _CHARS_PER_STEP + 1)
+        return self.rx.fullmatch(s) is not None
+
+
+def glob_regex(p: Pat, cost: Cost = _no_cost) -> _Glob | None:
+    """The glob as a linear-time matcher; None when the pattern has unknown parts (or re2
+    rejects its translation)."""
     if not pat_known(p):
         return None
-    return re.compile(_glob_regex(tuple(x for x in p if not isinstance(x, Unk))) + r"\Z", re.S)
+    body = _glob_regex(tuple(x for x in p if not isinstance(x, Unk)))
+    rx = re2_compile(body)
+    return _Glob(body, rx, cost) if rx is not None else None
 
 
-def match(subject: Val, pattern: Pat) -> bool | None:
+def match(subject: Val, pattern: Pat, cost: Cost = _no_cost) -> bool | None:
     """Whole-string glob match; None when it cannot be decided."""
-    rx = glob_regex(pattern)
     s = known(subject)
-    if rx is not None and s is not None:
-        return rx.match(s) is not None
-    if rx is not None:
+    if s is not None:
+        rx = glob_regex(pattern, cost)
+        return rx.full(s) if rx is not None else None
+    if pat_known(pattern):
         # Decide from the known prefix when the pattern is a plain literal.
         lit_text = _plain_literal(pattern)
         if lit_text is not None:
@@ -196,10 +264,10 @@ def _plain_literal(p: Pat) -> str | None:
     return "".join(out)
 
 
-def remove(v: Val, pattern: Pat, op: str) -> Val | None:
+def remove(v: Val, pattern: Pat, op: str, cost: Cost = _no_cost) -> Val | None:
     """``${X#p}`` ``${X##p}`` ``${X%p}`` ``${X%%p}``; None when unknown."""
     s = known(v)
-    rx = glob_regex(pattern)
+    rx = glob_regex(pattern, cost)
     if rx is None:
         return None
     if s is not None:
@@ -214,10 +282,10 @@ def remove(v: Val, pattern: Pat, op: str) -> Val | None:
             rng = range(0, n + 1)
         for i in rng:
             if op in ("#", "##"):
-                if rx.match(s[:i]):
+                if rx.full(s[:i]):
                     return lit(s[i:])
             else:
-                if rx.match(s[i:]):
+                if rx.full(s[i:]):
                     return lit(s[:i])
         return lit(s)
     # Partially known: ``${X%%LIT*}`` cuts at the first LIT inside the known prefix.
@@ -267,41 +335,47 @@ def _pattern_text(p: Pat) -> str | None:
     return "".join(out)
 
 
-def replace(v: Val, pattern: Pat, repl: Val, op: str) -> Val | None:
+def replace(v: Val, pattern: Pat, repl: Val, op: str, cost: Cost = _no_cost, limit: int = 0) -> Val | None:
+    """``${X/p/r}`` ``${X//p/r}`` ``${X/#p/r}`` ``${X/%p/r}``; None when unknown. Raises
+    ``TooLong`` when the result would be longer than ``limit`` characters (0: no limit)."""
     s = known(v)
     r = known(repl)
-    rx = glob_regex(pattern)
+    rx = glob_regex(pattern, cost)
     if s is None or r is None or rx is None:
         return None
-    body = rx.pattern[: -len(r"\Z")]
     if op == "/#":
-        m = re.match(body, s, re.S)
-        return lit(r + s[m.end() :]) if m and _longest(body, s, 0) else lit(s)
+        end = _longest(rx, s, 0)
+        return lit(r + s[end:]) if end else lit(s)
     if op == "/%":
         for i in range(len(s) + 1):
-            if re.fullmatch(body, s[i:], re.S):
+            if rx.full(s[i:]):
                 return lit(s[:i] + r)
         return lit(s)
     out = []
+    size = 0
     i = 0
     done = False
     while i <= len(s):
         if not done:
-            end = _longest(body, s, i)
+            end = _longest(rx, s, i)
             if end is not None and end > i:
                 out.append(r)
+                size += len(r)
+                if limit and size > limit:
+                    raise TooLong(size)
                 i = end
                 if op == "/":
                     done = True
                 continue
         if i < len(s):
             out.append(s[i])
+            size += 1
         i += 1
     return lit("".join(out))
 
 
-def _longest(body: str, s: str, start: int) -> int | None:
+def _longest(rx: _Glob, s: str, start: int) -> int | None:
     for end in range(len(s), start - 1, -1):
-        if re.fullmatch(body, s[start:end], re.S):
+        if rx.full(s[start:end]):
             return end
     return None

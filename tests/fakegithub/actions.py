@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from .api import ApiError, Ctx, Reply, found, missing, not_found, paginate, route, wrong_type
-from .state import Json, Repo, State, Workflow
+from .state import Json, Pull, Repo, State, Workflow
 
 DOC_DISPATCH = "https://docs.github.com/rest/actions/workflows#create-a-workflow-dispatch-event"
 DOC_REPO_DISPATCH = "https://docs.github.com/rest/repos/repos#create-a-repository-dispatch-event"
@@ -117,6 +117,36 @@ def make_run(ctx: Ctx, repo: Repo, wf: Workflow, ref: str, inputs: dict[str, str
     }
     repo.runs[rid] = run
     return run
+
+
+def record_pull_request_runs(state: State, repo: Repo, p: Pull, actor: str) -> list[Json]:
+    """A queued ``pull_request`` run of every active ``on_pull_request`` workflow for the PR's new
+    head, created now (server time), with the PR's head branch and head repository (a fork's)."""
+    out: list[Json] = []
+    for wf in repo.workflows.values():
+        if not wf.on_pull_request or wf.state != "active":
+            continue
+        rid = state.new_id()
+        now = state.now()
+        api = f"{state.api}/repos/{repo.full_name}/actions/runs/{rid}"
+        who = state.render_user(actor)
+        head = state.render_repo(repo) if p.head_repo == repo.full_name else state.render_fork(p.head_repo)
+        run: Json = {
+            "id": rid, "name": wf.name, "node_id": f"WFR_fake{rid}", "head_branch": p.head_ref,
+            "head_sha": p.head_sha, "path": wf.path, "display_title": wf.name,
+            "run_number": 1 + sum(1 for r in repo.runs.values() if r["workflow_id"] == wf.id),
+            "event": "pull_request", "status": "queued", "conclusion": None, "workflow_id": wf.id,
+            "url": api, "html_url": f"{state.web}/{repo.full_name}/actions/runs/{rid}",
+            "pull_requests": [{"number": p.number, "head": {"ref": p.head_ref, "sha": p.head_sha}}],
+            "created_at": now, "updated_at": now, "actor": who, "triggering_actor": who, "run_attempt": 1,
+            "run_started_at": now, "jobs_url": f"{api}/jobs", "logs_url": f"{api}/logs",
+            "cancel_url": f"{api}/cancel", "rerun_url": f"{api}/rerun",
+            "workflow_url": f"{state.api}/repos/{repo.full_name}/actions/workflows/{wf.id}",
+            "repository": state.render_repo(repo), "head_repository": head,
+        }
+        repo.runs[rid] = run
+        out.append(run)
+    return out
 
 
 @route("POST", r"{repo}/actions/workflows/(?P<workflow>[^/]+)/dispatches")

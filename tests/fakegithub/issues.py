@@ -116,6 +116,12 @@ def create_issue_comment(ctx: Ctx) -> Reply:
     return Reply(201, ctx.state.render_issue_comment(repo, stored), {"Location": stored.data["url"]})
 
 
+@route("GET", r"{repo}/issues/(?P<number>\d+)/timeline")
+def list_timeline(ctx: Ctx) -> Reply:
+    repo = ctx.repo()
+    return paginate(ctx, ctx.state.render_timeline(repo, ctx.issue(repo)))
+
+
 comment_routes(r"{repo}/issues/comments/(?P<id>\d+)", "issue_comment", "comment", "IssueComment",
                f"{DOC_COMMENTS}#update-an-issue-comment")
 

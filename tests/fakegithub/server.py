@@ -9,6 +9,7 @@ import json
 import re
 import socket
 import threading
+import time
 import traceback
 import urllib.parse
 from collections.abc import Callable
@@ -135,6 +136,8 @@ class FakeGitHub:
         self._faults: list[Fault] = []
         self._requests: list[Request] = []
         self._thread: threading.Thread | None = None
+        self.latency = 0.0  # seconds every request waits before it is served (outside the lock)
+        self._slow: list[tuple[str, re.Pattern[str], float]] = []
 
     # -- lifecycle ----------------------------------------------------------------------------------
 
@@ -290,6 +293,8 @@ class FakeGitHub:
                 shas=[],
             )
             pull.shas.append(pull.head_sha)
+            self.state.record_head(r, n, pull, user, force=False)
+            actions.record_pull_request_runs(self.state, r, pull, user)
             r.issues[n] = Issue(n, self.state.new_id(), user, title, body, state, now, now, pull)
             return pull
 
@@ -305,10 +310,15 @@ class FakeGitHub:
             return issue
 
     def push(
-        self, repo: str, number: int, *, head_sha: str, files: list[Json] | None = None, base_sha: str | None = None
+        self, repo: str, number: int, *, head_sha: str, files: list[Json] | None = None, base_sha: str | None = None,
+        force: bool = False, committed_at: str | None = None, skip_runs: bool = False,
     ) -> Pull:
         """A new head for the PR; ``files`` (if given) replace the PR's files and patches. Review
-        comments on files whose patch is unchanged follow the new head; the others become outdated."""
+        comments on files whose patch is unchanged follow the new head; the others become outdated.
+        The timeline records it: a ``committed`` event (its git date ``committed_at``, default now)
+        and, with ``force=True``, a ``head_ref_force_pushed`` event with the server's time. Each
+        ``on_pull_request`` workflow gets a run for the new head, unless ``skip_runs`` (as when the
+        head commit says ``[skip ci]`` or the PR edits the workflow's trigger away)."""
         with self.state.lock:
             r = self.state.repo(repo)
             issue, pull = self.state.pull(r, number)
@@ -318,6 +328,9 @@ class FakeGitHub:
             pull.head_sha = head_sha
             if head_sha not in pull.shas:
                 pull.shas.append(head_sha)
+            self.state.record_head(r, number, pull, issue.user, force=force, committed_at=committed_at)
+            if not skip_runs:
+                actions.record_pull_request_runs(self.state, r, pull, issue.user)
             if base_sha is not None:
                 pull.base_sha = base_sha
             issue.updated_at = self.state.now()
@@ -334,13 +347,16 @@ class FakeGitHub:
         inputs: list[str] | None = None,
         dispatchable: bool = True,
         state: str = "active",
+        on_pull_request: bool = False,
     ) -> Workflow:
         """``inputs``: the declared workflow_dispatch inputs (a dispatch with others is a 422);
-        None accepts any. ``dispatchable=False``: no workflow_dispatch trigger (dispatch is a 422)."""
+        None accepts any. ``dispatchable=False``: no workflow_dispatch trigger (dispatch is a 422).
+        ``on_pull_request=True``: an ``on: pull_request`` workflow; every PR opened or pushed from
+        then on gets a ``pull_request`` run of it for the new head, at the fake's time."""
         with self.state.lock:
             r = self.state.repo(repo)
             wid = self.state.claim_id(id) if id is not None else self.state.new_id()
-            wf = Workflow(wid, path, name or path, self.state.now(), state, inputs, dispatchable)
+            wf = Workflow(wid, path, name or path, self.state.now(), state, inputs, dispatchable, on_pull_request)
             r.workflows[wid] = wf
             return wf
 
@@ -381,6 +397,18 @@ class FakeGitHub:
         fault = Fault(method.upper(), re.compile(path), status, times, dict(headers or {}), body, after)
         with self.state.lock:
             self._faults.append(fault)
+
+    def slow(self, method: str, path: str, seconds: float) -> None:
+        """Every request whose method is ``method`` ("*": any) and whose path fully matches the
+        regex ``path`` waits ``seconds`` before it is served (on top of ``latency``), outside the
+        state lock: concurrent clients interleave as they would over a slow network."""
+        with self.state.lock:
+            self._slow.append((method.upper(), re.compile(path), seconds))
+
+    def _delay(self, method: str, path: str) -> float:
+        with self.state.lock:
+            return self.latency + sum(s for m, pattern, s in self._slow
+                                      if m in ("*", method) and pattern.fullmatch(path))
 
     @property
     def requests(self) -> list[Request]:
@@ -525,6 +553,9 @@ class FakeGitHub:
             except (UnicodeDecodeError, ValueError):
                 bad_json = True
         content_type = "application/json; charset=utf-8"
+        delay = self._delay(method, path)
+        if delay > 0:
+            time.sleep(delay)
         with self.state.lock:
             s = self.state
             s.rate_used += 1

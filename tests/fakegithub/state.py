@@ -58,6 +58,7 @@ class Workflow:
     state: str = "active"
     inputs: list[str] | None = None  # declared inputs; None = accept any
     dispatchable: bool = True  # has an `on: workflow_dispatch` trigger
+    on_pull_request: bool = False  # has an `on: pull_request` trigger: a run for every PR head
 
 
 @dataclass
@@ -87,6 +88,7 @@ class Pull:
     draft: bool
     files: list[Json]
     shas: list[str]  # every head sha this PR had, oldest first (the last one is head_sha)
+    timeline: list[Json] = field(default_factory=list)  # head events (committed, head_ref_force_pushed)
 
 
 @dataclass
@@ -517,6 +519,58 @@ class State:
             data["in_reply_to_id"] = in_reply_to
         stored = repo.review_comments[cid] = Stored(number, data)
         return stored
+
+    def record_head(self, repo: Repo, number: int, p: Pull, actor: str, *, force: bool,
+                    committed_at: str | None = None) -> None:
+        """Timeline events for a new head, as GitHub records them: a ``committed`` event (the git
+        dates only, which the author chooses: ``committed_at``, default now; no server time) and,
+        for a force push, a ``head_ref_force_pushed`` event with the server's created_at."""
+        api = f"{self.api}/repos/{repo.full_name}"
+        when = committed_at or self.now()
+        person = {"name": actor, "email": f"{actor}@example.com", "date": when}
+        p.timeline.append({
+            "_seq": self.new_id(),
+            "event": "committed",
+            "sha": p.head_sha,
+            "node_id": f"C_fake{p.head_sha[:12]}",
+            "url": f"{api}/git/commits/{p.head_sha}",
+            "html_url": f"{self.web}/{repo.full_name}/commit/{p.head_sha}",
+            "author": person,
+            "committer": person,
+            "message": "a commit",
+            "tree": {"sha": fake_sha("tree", p.head_sha), "url": f"{api}/git/trees/{fake_sha('tree', p.head_sha)}"},
+            "parents": [],
+            "verification": {"verified": False, "reason": "unsigned", "signature": None, "payload": None},
+        })
+        if force:
+            eid = self.new_id()
+            p.timeline.append({
+                "_seq": eid,
+                "id": eid,
+                "node_id": f"HRFPE_fake{eid}",
+                "url": f"{api}/issues/events/{eid}",
+                "actor": self.render_user(actor),
+                "event": "head_ref_force_pushed",
+                "commit_id": p.head_sha,
+                "commit_url": f"{api}/commits/{p.head_sha}",
+                "created_at": self.now(),
+                "performed_via_github_app": None,
+            })
+
+    def render_timeline(self, repo: Repo, issue: Issue) -> list[Json]:
+        """The timeline: head events and ``commented`` events, in the order they happened."""
+        items: list[tuple[int, Json]] = []
+        if issue.pull is not None:
+            for e in issue.pull.timeline:
+                out = {k: v for k, v in e.items() if k != "_seq"}
+                items.append((int(e["_seq"]), out))
+        for c in repo.issue_comments.values():
+            if c.number == issue.number:
+                data = self.render_issue_comment(repo, c)
+                data["event"] = "commented"
+                data["actor"] = data["user"]
+                items.append((int(data["id"]), data))
+        return [e for _, e in sorted(items, key=lambda x: x[0])]
 
     def reanchor_after_push(self, repo: Repo, number: int, old_files: list[Json], p: Pull) -> None:
         """After a push, review comments on unchanged file patches follow the new head; the others

@@ -254,3 +254,25 @@ def test_fuzz_only_strict_arguments_come_out() -> None:
                 assert line.lstrip(" ").lower().startswith("/bench") and not line.startswith(("    ", ">", "\t"))
                 assert not re.search(r"[;$`|&<>\"'\\*?()\x00\u0456\u00a0]", line), body
     assert benches > 200  # the property was exercised
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("/bench mi325x @5ca31cc", Bench("mi325x", line=1, sha="5ca31cc")),
+    ("/bench mi325x e1 --force @5CA31CCAB", Bench("mi325x", ("e1",), force=True, line=1, sha="5ca31ccab")),
+    ("/bench @" + "a" * 40 + " mi325x", Bench("mi325x", line=1, sha="a" * 40)),
+])
+def test_a_named_sha(body: str, expected: Command) -> None:
+    assert parse(body) == [expected]
+
+
+@pytest.mark.parametrize("body, reason", [
+    ("/bench mi325x @5ca31c", "is not a commit"),  # 6 digits
+    ("/bench mi325x @" + "a" * 41, "is not a commit"),
+    ("/bench mi325x @main", "is not a commit"),
+    ("/bench mi325x @5ca31cc;id", "is not a commit"),
+    ("/bench mi325x @5ca31cc @5ca31cd", "at most one commit"),
+    ("/bench mi325x @", "is not a commit"),
+])
+def test_a_bad_sha_makes_the_command_invalid(body: str, reason: str) -> None:
+    [command] = parse(body)
+    assert isinstance(command, Invalid) and reason in command.reason

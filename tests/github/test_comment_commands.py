@@ -5,6 +5,7 @@ does) with the PR head fetched as data."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,10 @@ def _setup(pr: PR) -> None:
 
 @pytest.fixture
 def entry_pr(seed_pr: PR) -> PR:
+    return make_entry_pr(seed_pr)
+
+
+def make_entry_pr(seed_pr: PR) -> PR:
     """A PR on top of the seed's head that changes one MI325X entry (not an MTP one)."""
     repo = seed_pr.repo
     git(repo, "checkout", "-q", "-B", "main", seed_pr.head)  # the seed (with its MTP bug) is main
@@ -47,7 +52,16 @@ def entry_pr(seed_pr: PR) -> PR:
                         user="alice", title="conc", files=pr_files(repo, seed_pr.base, head))
     seed_pr.number, seed_pr.head = 9, head
     _setup(seed_pr)
+    force_pushed_earlier(seed_pr)
     return seed_pr
+
+
+def force_pushed_earlier(pr: PR, minutes: int = 5) -> None:
+    """The PR's head arrives by a force push some minutes before the test's comments: the timeline
+    has a server-timed ``head_ref_force_pushed`` event for it, so a plain ``/bench`` is bound to it."""
+    pr.gh.clock = lambda: datetime.now(UTC) - timedelta(minutes=minutes)
+    pr.gh.push(REPO, pr.number, head_sha=pr.head, force=True)
+    pr.gh.clock = lambda: datetime.now(UTC)
 
 
 def _comment(pr: PR, body: str, user: str = "alice", *, kind: str = "User") -> tuple[int, dict[str, Any]]:
@@ -159,6 +173,7 @@ def test_head_moved_between_command_and_dispatch(entry_pr: PR) -> None:
 
 def test_seed_pr_refused_with_the_explanation_unless_forced(seed_pr: PR) -> None:
     _setup(seed_pr)
+    force_pushed_earlier(seed_pr)
     _, cid = _run(seed_pr, "/bench mi325x")
     assert seed_pr.gh.dispatches(REPO) == []
     reply = _replies(seed_pr)[0]
@@ -215,17 +230,18 @@ def test_help_and_lint(entry_pr: PR, tmp_path: Path) -> None:
     assert "/bench" in _replies(entry_pr)[0]
     git(entry_pr.repo, "checkout", "-q", "conc")
     _, cid = _run(entry_pr, "/lint")
-    assert "Re-ran the review" in _replies(entry_pr)[-1]
+    [answer] = [r for r in _replies(entry_pr) if comments.reply_marker(cid) in r]
+    assert "Re-ran the review" in answer
     assert any("<!-- benchbot:summary -->" in b for b in _replies(entry_pr))
 
 
-def test_a_dispatch_whose_reply_was_lost_is_not_repeated(entry_pr: PR) -> None:
-    entry_pr.gh.fail("POST", r"/repos/acme/bench/issues/\d+/comments", status=500, times=6)  # every try of the reply
+def test_a_claim_that_cannot_be_posted_dispatches_nothing(entry_pr: PR) -> None:
+    entry_pr.gh.fail("POST", r"/repos/acme/bench/issues/\d+/comments", status=500, times=6)  # every try of the claim
     code, cid = _run(entry_pr, "/bench mi325x")
-    assert code == 2 and len(entry_pr.gh.dispatches(REPO)) == 1 and _replies(entry_pr) == []
-    assert main(["event"]) == 0  # redelivered: the bot's rocket says it was dispatched
-    assert len(entry_pr.gh.dispatches(REPO)) == 1
-    assert "dispatched already" in _replies(entry_pr)[0]
+    assert code == 2 and entry_pr.gh.dispatches(REPO) == [] and _replies(entry_pr) == []
+    assert _reactions(entry_pr, cid) == ["confused", "eyes"]  # never 👀 alone
+    assert main(["event"]) == 0  # redelivered: nothing was claimed, so this run answers it
+    assert len(entry_pr.gh.dispatches(REPO)) == 1 and len(_replies(entry_pr)) == 1
 
 
 def test_repository_dispatch_when_configured(entry_pr: PR) -> None:
@@ -238,3 +254,18 @@ def test_repository_dispatch_when_configured(entry_pr: PR) -> None:
     assert d["event_type"] == "gpu-bench"
     assert d["client_payload"] == {"keys": "kimik2.5-int4-mi325x-vllm", "sha": entry_pr.head, "label": "mi325x"}
     assert _reactions(entry_pr, cid) == ["eyes", "rocket"]
+
+
+def test_lint_when_the_analysis_fails(entry_pr: PR, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/lint on a head benchbot cannot analyse: 😕 and the reason, exit 3, never "Re-ran"."""
+    from bot.rules import ignored_variant
+
+    def boom(*_: object) -> None:
+        raise ValueError("a rule broke")
+
+    monkeypatch.setattr(ignored_variant, "check", boom)
+    code, cid = _run(entry_pr, "/lint")
+    [answer] = [r for r in _replies(entry_pr) if comments.reply_marker(cid) in r]
+    assert code == 3 and "Could not re-run the review" in answer and "Re-ran" not in answer
+    assert "could not analyse" in " ".join(r for r in _replies(entry_pr) if "benchbot:summary" in r)
+    assert _reactions(entry_pr, cid) == ["confused", "eyes"]

@@ -66,7 +66,8 @@ def test_seed_pr_review_then_rerun_then_fix(seed_pr: PR) -> None:
     assert len(comments) == 1 and comments[0]["user"]["login"] == ACTIONS_BOT
     summary = comments[0]["body"]
     assert summary.count("```diff") == 2 and "+SPEC_SUFFIX" in summary.replace(" ", "")
-    assert summary.rstrip().endswith(f"`{seed_pr.head}`")
+    assert f"Checked at head `{seed_pr.head}`" in summary
+    assert summary.rstrip().endswith(f"To benchmark this head: `/bench <gpu> @{seed_pr.head[:7]}`")
     assert "introduces 2 findings" in summary
     assert "`kimik2.5-int4-mi325x-vllm-mtp`" in step_summary  # the job summary has the same review
 
@@ -90,7 +91,8 @@ def test_seed_pr_review_then_rerun_then_fix(seed_pr: PR) -> None:
     comments = gh.issue_comments(REPO, 7)
     assert len(comments) == 1  # edited in place
     assert "introduces no findings" in comments[0]["body"]
-    assert comments[0]["body"].rstrip().endswith(f"`{new_head}`")
+    assert f"Checked at head `{new_head}`" in comments[0]["body"]
+    assert comments[0]["body"].rstrip().endswith(f"@{new_head[:7]}`")
     top = [c for c in gh.review_comments(REPO, 7) if c.get("in_reply_to_id") is None]
     replies = [c for c in gh.review_comments(REPO, 7) if c.get("in_reply_to_id") is not None]
     assert len(top) == 2 and all("Resolved" in c["body"] for c in top)
@@ -118,8 +120,8 @@ def test_faults_are_retried_to_the_same_end_state(seed_pr: PR, fake_github: Any)
     seed_pr.commit("touch the readme")
     assert seed_pr.run("synchronize")[0] == 1
     assert any(r.status == 429 for r in gh.requests)
-    assert len(gh.issue_comments(REPO, 7)) == 1 and gh.issue_comments(REPO, 7)[0]["body"].rstrip().endswith(
-        f"`{seed_pr.head}`")
+    assert len(gh.issue_comments(REPO, 7)) == 1 and (
+        f"Checked at head `{seed_pr.head}`" in gh.issue_comments(REPO, 7)[0]["body"])
     assert len(gh.review_comments(REPO, 7)) == 2 and len(gh.reviews(REPO, 7)) == 1
 
 
@@ -240,3 +242,42 @@ def test_inline_comments_refused_by_github_go_to_the_summary(seed_pr: PR, capsys
     assert "introduces 2 findings" in summary["body"] and "inline comment" not in summary["body"]
     assert summary["body"].count("```diff") == 2
     assert "they are in the summary comment instead" in capsys.readouterr().err
+
+
+def test_a_failed_analysis_replaces_the_all_clear_and_exits_3(seed_pr: PR, capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.rules import ignored_variant
+
+    for f in lint(WorkTree(str(seed_pr.repo)), Config()).findings:
+        assert f.fix is not None
+        subprocess.run(["git", "-C", str(seed_pr.repo), "apply"], input=f.fix.diff.encode(), check=True)
+    seed_pr.commit("the fixed launchers")
+    assert seed_pr.run("opened")[0] == 0
+    [clear] = seed_pr.gh.issue_comments(REPO, 7)
+    assert "introduces no findings" in clear["body"]
+
+    (seed_pr.repo / "README.md").write_text("touch\n")
+    head = seed_pr.commit("touch the readme")
+
+    def crash(*args: object) -> Any:
+        raise RuntimeError("boom <b>@alice</b>\nsecond line")
+
+    capsys.readouterr()
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(ignored_variant, "check", crash)
+        code, step_summary = seed_pr.run("synchronize")
+    assert code == 3
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and f"could not analyse {head[:12]}: RuntimeError: boom" in err
+    [summary] = seed_pr.gh.issue_comments(REPO, 7)  # the same comment, edited
+    body = summary["body"]
+    assert summary["id"] == clear["id"] and "introduces no findings" not in body
+    assert f"could not analyse head `{head[:12]}`" in body and f"Not analysed: head `{head}`" in body
+    assert "RuntimeError: boom" in body and "second line" in body  # one line
+    assert " at test\\_event\\_pull\\_request.py:" in body  # the place it was raised (escaped markdown)
+    assert "<b>" not in body and "@alice" not in body  # escaped: no markup, no mention
+    assert "Traceback" not in body and "File \"" not in body
+    assert "could not analyse" in step_summary
+    assert seed_pr.gh.review_comments(REPO, 7) == []
+    # the next run that can analyse the head puts its results back
+    assert seed_pr.run("synchronize")[0] == 0
+    assert "introduces no findings" in seed_pr.gh.issue_comments(REPO, 7)[0]["body"]

@@ -69,7 +69,7 @@ def test_plan_is_idempotent_and_resolves_fixed_findings() -> None:
     f = _finding("s_mtp.sh", 1)
     first = review.plan(review.split([f], []), ch, [], [], _ctx())
     assert [(d.path, d.line) for d in first.review] == [("s_mtp.sh", 1)]
-    assert first.summary_id is None and first.summary.rstrip().endswith(f"`{'h' * 40}`")
+    assert first.summary_id is None and first.summary.rstrip().endswith("`/bench <gpu> @hhhhhhh`")
     posted = ReviewComment(11, BOT, first.review[0].body, "s_mtp.sh", 1)
     summary = Comment(5, BOT, first.summary)
     again = review.plan(review.split([f], []), ch, [summary], [posted], _ctx())
@@ -101,7 +101,7 @@ def test_summary_fits_in_a_comment() -> None:
     many = [_finding(f"runners/l{i}.sh", 1, message="x" * 400) for i in range(400)]
     p = review.plan(review.split(many, []), changes([]), [], [], _ctx())
     assert len(p.summary) <= review.MAX_COMMENT
-    assert "cut to fit a comment" in p.summary and p.summary.rstrip().endswith(f"`{'h' * 40}`")
+    assert "cut to fit a comment" in p.summary and f"Checked at head `{'h' * 40}`" in p.summary
 
 
 def test_inline_comments_are_capped_per_run() -> None:

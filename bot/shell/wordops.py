@@ -1,0 +1,185 @@
+"""Word and statement helpers of the evaluator: which commands are inert, field
+splitting, path normalization, and re-basing the positions of a parsed string."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from bot.shell import ir
+from bot.shell.values import Val, concat, known, leading, lit
+
+# Utilities that never run a script of the repo (wrappers such as srun, docker, env,
+# timeout are *not* here: they can).
+INERT_COMMANDS = frozenset({
+    "echo", "printf", "mkdir", "rm", "rmdir", "cp", "mv", "chmod", "chown", "touch", "sleep", "ls", "cat", "tee",
+    "grep", "egrep", "sed", "awk", "tar", "gzip", "scancel", "squeue", "sinfo", "sacct", "scontrol", "sbcast",
+    "nvidia-smi", "rocm-smi", "amd-smi", "python3", "python", "pip", "curl", "wget", "ln", "find", "head", "tail",
+    "wc", "sort", "uniq", "cut", "tr", "jq", "yq", "date", "pkill", "kill", "sync", "df", "du", "hostname",
+    "whoami", "id", "stat", "unsquashfs", "git", "rsync", "scp", "mount", "umount", "xxd", "md5sum", "sha256sum",
+    "base64", "diff", "cmp", "nproc", "free", "uname", "ps", "pgrep", "lsof", "nc", "ping", "which", "type",
+    "hf", "huggingface-cli", "gh", "seq", "paste", "column", "fold", "rev", "zcat", "unzip", "logger",
+})
+_INERT_CACHE: dict[int, tuple[ir.Command, bool]] = {}
+
+
+def _inert(cmd: ir.Command) -> bool:
+    hit = _INERT_CACHE.get(id(cmd))
+    if hit is not None and hit[0] is cmd:
+        return hit[1]
+    name = cmd.words[0].literal()
+    value = name in INERT_COMMANDS and not any(_has_effect(w) for w in cmd.words)
+    if len(_INERT_CACHE) > 200_000:
+        _INERT_CACHE.clear()
+    _INERT_CACHE[id(cmd)] = (cmd, value)
+    return value
+
+
+def _has_effect(w: ir.Word) -> bool:
+    """A word whose expansion can run something or change the state: ``$(...)``,
+    ``${X:=d}``, ``${X:?msg}``."""
+    for p in w.parts:
+        if isinstance(p, ir.CmdSub):
+            return True
+        if isinstance(p, ir.Param):
+            if p.op in ("=", ":=", "?", ":?"):
+                return True
+            if (p.arg is not None and _has_effect(p.arg)) or (p.arg2 is not None and _has_effect(p.arg2)):
+                return True
+    return False
+
+
+def _describe(stmt: ir.Stmt) -> str:
+    """A short name for a statement in a budget message: its command, or its kind."""
+    if isinstance(stmt, ir.Command):
+        if stmt.words:
+            name = stmt.words[0].literal()
+            return name[:40] if name else "command"
+        return stmt.assigns[0].name + "=..." if stmt.assigns else "command"
+    if isinstance(stmt, ir.FuncDef):
+        return f"{stmt.name}()"
+    if isinstance(stmt, ir.Opaque):
+        return stmt.kind
+    return type(stmt).__name__.lower().rstrip("_")
+
+
+def _strip_trailing_newlines(v: Val) -> Val:
+    if v and isinstance(v[-1], str):
+        tail = v[-1].rstrip("\n")
+        return v[:-1] + ((tail,) if tail else ())
+    return v
+
+
+def _norm(v: Val) -> Val:
+    k = known(v)
+    if k is not None:
+        n = posixpath.normpath(k) if k else k
+        return lit("" if n == "." else n)
+    head = leading(v)
+    if head.startswith("./"):
+        head = head[2:]
+        while head.startswith("./"):
+            head = head[2:]
+        return concat(lit(head), v[1:])
+    if "/./" in head or "//" in head:
+        head = re.sub(r"/(\./)+", "/", head).replace("//", "/")
+        return concat(lit(head), v[1:])
+    return v
+
+
+def _looks_like_script(v: Val) -> bool:
+    if not v:
+        return False
+    last = v[-1]
+    if not isinstance(last, str):
+        return False
+    text = "".join(p for p in v if isinstance(p, str))
+    return last.endswith(".sh") and ":" not in text and not leading(v).startswith("-")
+
+
+def _cmd_name(argv: list[Val]) -> str:
+    k = known(argv[0]) if argv else None
+    return k or "command"
+
+
+def _redirects_stdout(redirects: tuple[ir.Redirect, ...]) -> bool:
+    for r in redirects:
+        if r.op in (">", ">>", "&>", "&>>", ">|") and r.fd in (None, 1):
+            return True
+        if r.op == ">&" and r.fd in (None, 1):
+            return True
+    return False
+
+
+def _split_fields(argv: list[Val], words: tuple[ir.Word, ...]) -> tuple[list[Val], list[int]]:
+    """Field splitting for unquoted expansions whose value is known (``$CMD`` arrays).
+
+    Returns the fields and, for each, the index of the word it came from.
+    """
+    out: list[Val] = []
+    widx: list[int] = []
+    for i, (v, w) in enumerate(zip(argv, words)):
+        if any(isinstance(p, (ir.Param, ir.CmdSub)) and not getattr(p, "quoted", False) for p in w.parts):
+            k = known(v)
+            if k is not None:
+                fields = k.split()
+                out.extend(lit(x) for x in fields)
+                widx.extend([i] * len(fields))
+                continue
+            if not v:
+                continue
+        out.append(v)
+        widx.append(i)
+    return out, widx
+
+
+def _word_at(cmd: ir.Command, idx: int, widx: list[int] | None) -> ir.Word | None:
+    i = widx[idx] if widx is not None and idx < len(widx) else idx
+    return cmd.words[i] if i < len(cmd.words) else None
+
+
+def _word_is_quoted(w: ir.Word) -> bool:
+    return all(getattr(p, "quoted", False) for p in w.parts)
+
+
+def _join_words(vals: list[Val]) -> Val:
+    parts: list[Val] = []
+    for i, v in enumerate(vals):
+        if i:
+            parts.append(lit(" "))
+        parts.append(v)
+    return concat(*parts)
+
+
+_SHIFT_CACHE: dict[tuple[int, int], tuple[tuple[ir.Stmt, ...], tuple[ir.Stmt, ...]]] = {}
+
+
+def _shift_lines(body: tuple[ir.Stmt, ...], offset: int) -> tuple[ir.Stmt, ...]:
+    """Re-base positions of a parsed string (``bash -c``, ``eval``) onto its file."""
+    if offset <= 0:
+        return body
+    key = (id(body), offset)
+    hit = _SHIFT_CACHE.get(key)
+    if hit is not None and hit[0] is body:
+        return hit[1]
+    shifted = _shift(body, offset)
+    if len(_SHIFT_CACHE) > 4096:
+        _SHIFT_CACHE.clear()
+    _SHIFT_CACHE[key] = (body, shifted)
+    return shifted
+
+
+def _shift(body: tuple[ir.Stmt, ...], offset: int) -> tuple[ir.Stmt, ...]:
+    import dataclasses
+
+    def fix(obj: object) -> object:
+        if isinstance(obj, ir.Pos):
+            return ir.Pos(obj.line + offset, obj.col, obj.end_line + offset, obj.end_col)
+        if isinstance(obj, tuple):
+            return tuple(fix(x) for x in obj)
+        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            return dataclasses.replace(obj, **{f.name: fix(getattr(obj, f.name))
+                                               for f in dataclasses.fields(obj)})
+        return obj
+
+    return fix(body)  # type: ignore[return-value]

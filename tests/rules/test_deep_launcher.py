@@ -1,0 +1,40 @@
+"""A launcher bash accepts but that nests too deep to analyse is one shell-syntax cause:
+its entries are named and unknown, and the scripts only it could run are not reported dead."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from tests.conftest import EXAMPLE, copy_repo
+
+LAUNCHER = "runners/launch_mi355x-amds.sh"
+
+
+def test_a_too_deep_launcher_is_the_cause(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = copy_repo(EXAMPLE, tmp_path / "seed")
+    body = (repo / LAUNCHER).read_text()
+    deep = "if true; then\n" * 60 + body + "fi\n" * 60
+    (repo / LAUNCHER).write_text(deep)
+    code = main(["lint", str(repo), "--format", "json", ])
+    found = [f for f in json.loads(capsys.readouterr().out)["findings"] if "mi355x" in f["path"]]
+    assert code == 1
+    [cause] = found  # no dead-script for the mi355x scripts only this launcher runs
+    assert cause["rule"] == "shell-syntax" and cause["path"] == LAUNCHER and cause["line"] == 51
+    assert "nesting deeper than 50 levels" in cause["message"]
+    assert cause["message"].endswith("what its entries run is not analysed")
+    assert cause["entries"] and all("mi355x" in e for e in cause["entries"])
+    main(["lint", str(repo), "--format", "json"])
+    stats = json.loads(capsys.readouterr().out)["stats"]
+    assert stats["coverage"]["unknown"] >= len(cause["entries"])
+
+
+def test_the_same_launcher_at_the_limit_is_analysed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = copy_repo(EXAMPLE, tmp_path / "seed")
+    body = (repo / LAUNCHER).read_text()
+    (repo / LAUNCHER).write_text("if true; then\n" * 40 + body + "fi\n" * 40)
+    main(["lint", str(repo), "--format", "json"])
+    assert [f for f in json.loads(capsys.readouterr().out)["findings"] if "mi355x" in f["path"]] == []
