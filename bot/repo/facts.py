@@ -14,7 +14,7 @@ import re
 import subprocess
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -33,6 +33,9 @@ from bot.suppress import parse_files as parse_suppressions
 
 Parser = Callable[[str, bytes], ir.Script]
 ts_parse, syntax_errors = default_parser()
+
+
+LAUNCHER_SHARE = 2  # deadlines one launcher may spend over all its entries
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,7 @@ class Facts:
     parser_gaps: dict[str, tuple[ir.ParseError, ...]] = field(default_factory=dict)  # bash accepts these
     _scripts_cache: dict[str, ir.Script | None] = field(default_factory=dict)
     _result_cache: dict[str, list[tuple[frozenset[tuple[str, Val | None]], Result]]] = field(default_factory=dict)
+    _spent: dict[str, float] = field(default_factory=dict)  # seconds evaluating each launcher so far
     _overrides: dict[str, bytes] = field(default_factory=dict)
     # The reference scan (no entry) running out of a budget: script path -> what ran out.
     scan_budget_hits: dict[str, tuple[BudgetHit, ...]] = field(default_factory=dict)
@@ -164,9 +168,19 @@ class Facts:
         script = self.script(launcher)
         if script is None:
             return Result([])
-        full_env = dict(env)
-        ev = Evaluator(_RepoFS(self), self.options())
-        result = ev.run(script, full_env, argv0=f"./{launcher}")
+        opts = self.options()
+        # One launcher's evaluations share a time budget (LAUNCHER_SHARE deadlines over all its
+        # entries): a construct that eats each entry's whole deadline cannot multiply it by them.
+        spent = self._spent.get(slot, 0.0)
+        left = LAUNCHER_SHARE * opts.limits.max_seconds - spent
+        if left <= 0.01:
+            what = f"time budget of the launcher ({LAUNCHER_SHARE * opts.limits.max_seconds:g} s over its entries)"
+            return Result([], budget_hits=(BudgetHit(what, real, 1, "spent by earlier entries", True),))
+        opts.limits = replace(opts.limits, max_seconds=min(opts.limits.max_seconds, left))
+        ev = Evaluator(_RepoFS(self), opts)
+        t0 = time.monotonic()
+        result = ev.run(script, dict(env), argv0=f"./{launcher}")
+        self._spent[slot] = spent + time.monotonic() - t0
         key = frozenset((name, env.get(name)) for name in result.relevant)
         cache.append((key, result))
         return result

@@ -187,6 +187,9 @@ class Evaluator:
         self._at: tuple[str, ir.Stmt | None] = ("", None)  # the statement running (for budget hits)
         self.key_work = 0  # paths keyed plus variables compared by ``bound`` (linear in statements)
         self._unknown_names: dict[str, bool] = {}
+        # One object per value assigned (``assign``) or merged (``join``), for the whole run.
+        self._assigned: dict[tuple[object, ...], Var] = {}
+        self._interned: dict[tuple[object, ...], Var] = {}
         # (command, its words) -> (observed command, script found): the same on every path
         self._external_memo: dict[tuple[int, tuple[Val, ...]], tuple[str | None, tuple[str, int, str] | None]] = {}
 
@@ -218,6 +221,8 @@ class Evaluator:
         self.relevant = set()
         self._frames = []
         self.budget = Budget(self.opt.limits)
+        self._assigned = {}
+        self._interned = {}
         self._at = (script.path, None)
         try:
             states = self.block(script.body, [st])
@@ -259,10 +264,11 @@ class Evaluator:
 
     def _cap(self, value: Val, st: State) -> Val:
         """A value over the byte limit becomes unknown (and is recorded)."""
-        if len(value) == 1 and isinstance(value[0], str) and len(value[0]) <= self.budget.value_limit:
+        limit = self.budget.limits.max_value
+        if len(value) == 1 and isinstance(value[0], str) and len(value[0]) <= limit:
             return value
         size = sum(len(p) for p in value if isinstance(p, str))
-        if size <= self.budget.value_limit:
+        if size <= limit:
             return value
         what = self.budget.value_what()
         self._hit(what, st)
@@ -271,6 +277,13 @@ class Evaluator:
     # ------------------------------------------------------------- statements
     def block(self, stmts: Iterable[ir.Stmt], states: list[State]) -> list[State]:
         for stmt in stmts:
+            if len(states) == 1:  # the common case, as below
+                if states[0].flow is not None:
+                    break
+                states = self.stmt(stmt, states[0])
+                if len(states) > 1:
+                    states = self.bound(states)
+                continue
             live = [s for s in states if s.flow is None]
             if not live:
                 break
@@ -319,12 +332,12 @@ class Evaluator:
         live = [s for s in live if s.rounds <= MAX_ROUNDS] + [s for s in live if s.rounds > MAX_ROUNDS]
         while len(live) + len(done) > target and len(live) > 1:
             a, b = live.pop(), live.pop()
-            j = join(a, b, reuse=True)
+            j = join(a, b, reuse=True, interned=self._interned)
             j.rounds = 0
             live.append(j)
         while len(live) + len(done) > target and len(done) > 1:
             a, b = done.pop(), done.pop()  # finished paths: keep their events, never drop them
-            done.append(join(a, b, reuse=True))
+            done.append(join(a, b, reuse=True, interned=self._interned))
         return live + done
 
     def stmt(self, stmt: ir.Stmt, st: State) -> list[State]:
@@ -606,7 +619,13 @@ class Evaluator:
                 self._frames[-1].update(old.deps)
         deps = self._pop()
         parts = self._var_parts(a.value, st) if a.value is not None else ()
-        st.setvar(name, Var(value, exported, Loc(st.file, a.pos.line, a.pos.col), parts, deps))
+        # One object for equal assignments on different paths: a join skips what paths share.
+        key = (value, exported, st.file, a.pos.line, a.pos.col, parts, deps)
+        var = self._assigned.get(key)
+        if var is None:
+            var = Var(value, exported, Loc(st.file, a.pos.line, a.pos.col), parts, deps)
+            self._assigned[key] = var
+        st.setvar(name, var)
 
     def _var_parts(self, word: ir.Word, st: State) -> tuple[tuple[str, str], ...]:
         out: list[tuple[str, str]] = []

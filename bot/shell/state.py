@@ -3,21 +3,19 @@ sources, exits, observed commands), its variables and the ``State`` that holds t
 
 Paths fork at every branch the evaluator cannot decide and are merged (``join``) when
 there are too many. Both must stay cheap in a 20,000-line launcher with thousands of
-variables, so a state keeps, besides its variables, a hash per *bucket* of variable
-names (updated as variables are set): two paths are keyed in O(1), and a join compares
-only the variables in buckets whose hashes differ.
+variables, so a state keeps its variables in a persistent map (``bot.shell.varmap``): a
+fork is O(1), two paths are keyed by a running hash in O(1), and comparing or joining
+them looks only at the buckets of variables they do not share.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.shell import ir
 from bot.shell.values import EMPTY, Val, unknown
-
-BUCKETS = 512
+from bot.shell.varmap import VarMap
 
 
 @dataclass(frozen=True)
@@ -83,34 +81,31 @@ class Var:
             object.__setattr__(self, "_hash", h)
         return h
 
+    def __eq__(self, other: object) -> bool:  # joins compare many: identity, then the cached hash
+        if self is other:
+            return True
+        if not isinstance(other, Var):
+            return NotImplemented
+        return hash(self) == hash(other) and (self.value, self.exported, self.origin, self.parts, self.deps) == (
+            other.value, other.exported, other.origin, other.parts, other.deps)
 
 
-
-class Names:
-    """The variable names a family of paths has set, by bucket (shared by its forks)."""
-
-    __slots__ = ("seen", "by_bucket")
-
-    def __init__(self) -> None:
-        self.seen: set[str] = set()
-        self.by_bucket: dict[int, list[str]] = {}
-
-    def add(self, name: str, bucket: int) -> None:
-        if name not in self.seen:
-            self.seen.add(name)
-            self.by_bucket.setdefault(bucket, []).append(name)
+def merged_var(name: str, va: Var | None, vb: Var | None) -> Var:
+    """The variable of a merged path where two paths disagree on it: unknown."""
+    return Var(unknown(f"${name} (merged paths)"), bool((va and va.exported) or (vb and vb.exported)),
+               va.origin if va is not None else (vb.origin if vb is not None else None), (),
+               (va.deps if va else frozenset()) | (vb.deps if vb else frozenset()))
 
 
 class State:
-    """One path through the script. ``vars`` is copy-on-write: forks share the dict (and
-    the bucket hashes) until one of them assigns, which also lets identical forks be
-    recognised by identity."""
+    """One path through the script. ``vars`` is a persistent map (``VarMap``): a fork
+    shares it until one of the two paths assigns, and then only the bucket it writes."""
 
     __slots__ = ("vars", "funcs", "argv", "flow", "status", "events", "out", "cwd", "file", "locals", "depth",
-                 "rounds", "_shared", "_vhash", "_buckets", "_names")
+                 "rounds")
 
     def __init__(self) -> None:
-        self.vars: dict[str, Var] = {}
+        self.vars: VarMap[Var] = VarMap()
         self.funcs: dict[str, tuple[ir.Stmt, ...]] = {}
         self.argv: tuple[Val, ...] = ()
         self.flow: str | None = None
@@ -122,49 +117,16 @@ class State:
         self.locals: list[dict[str, Var | None]] = []
         self.depth = 0
         self.rounds = 0  # merges of the paths this one (and its forks) outlived
-        self._shared = False
-        # XOR of hash((name, var)) over ``vars``, in total and per bucket of names.
-        self._vhash = 0
-        self._buckets: list[int] = [0] * BUCKETS
-        self._names = Names()
-
-    def _own(self) -> None:
-        if self._shared:
-            # Copy only what another path still holds: of two forks, the second to write
-            # finds itself the only holder (CPython reference counts: ours + the call's).
-            if sys.getrefcount(self.vars) > 2:
-                self.vars = dict(self.vars)
-            if sys.getrefcount(self._buckets) > 2:
-                self._buckets = list(self._buckets)
-            self._shared = False
 
     def setvar(self, name: str, var: Var) -> None:
-        self._own()
-        b = hash(name) % BUCKETS
-        h = hash((name, var))
-        old = self.vars.get(name)
-        if old is not None:
-            h ^= hash((name, old))
-        else:
-            self._names.add(name, b)
-        self.vars[name] = var
-        self._vhash ^= h
-        self._buckets[b] ^= h
+        self.vars.set(name, var)
 
     def delvar(self, name: str) -> None:
-        if name in self.vars:
-            self._own()
-            h = hash((name, self.vars.pop(name)))
-            self._vhash ^= h
-            self._buckets[hash(name) % BUCKETS] ^= h
+        self.vars.pop(name)
 
     def copy(self) -> State:
         s = State.__new__(State)
-        s.vars = self.vars
-        s._buckets = self._buckets
-        s._vhash = self._vhash
-        s._names = self._names
-        self._shared = s._shared = True
+        s.vars = self.vars.copy()
         s.funcs = self.funcs  # replaced, never mutated, when a function is defined
         s.argv = self.argv
         s.flow = self.flow
@@ -179,17 +141,17 @@ class State:
         return s
 
     def quick_key(self) -> tuple[object, ...]:
-        return (id(self.vars), id(self.funcs), self.argv, self.flow, self.status, id(self.events), self.out,
+        return (self.vars.ident(), id(self.funcs), self.argv, self.flow, self.status, id(self.events), self.out,
                 self.cwd, self.file, self.depth, len(self.locals))
 
     def key(self) -> tuple[object, ...]:
         """Equal for equal paths (variables by their running hash: ``same`` confirms)."""
-        return (self._vhash, len(self.vars), tuple(self.funcs), self.argv, self.flow, self.status, self.events,
+        return (self.vars.hash, len(self.vars), tuple(self.funcs), self.argv, self.flow, self.status, self.events,
                 self.out, self.cwd, self.file)
 
     def same(self, other: State) -> bool:
         """Two paths with equal keys: the same variables too (a hash can collide)."""
-        return self.vars is other.vars or self.vars == other.vars
+        return self.vars == other.vars
 
     def emit(self, event: Event) -> None:
         if event not in self.events:
@@ -197,32 +159,31 @@ class State:
 
 
 def changed(a: State, b: State) -> Iterable[str]:
-    """Names whose values may differ between two paths: those in buckets whose hashes
-    differ (all names, compared one by one, for paths of different families)."""
-    if a._names is not b._names:
-        return [n for n, v in a.vars.items() if b.vars.get(n) is not v] + [n for n in b.vars if n not in a.vars]
-    ha, hb = a._buckets, b._buckets
-    if ha is hb or ha == hb:
-        return ()
-    by_bucket = a._names.by_bucket
-    va, vb = a.vars, b.vars
-    return [n for i in range(BUCKETS) if ha[i] != hb[i] for n in by_bucket.get(i, ()) if va.get(n) is not vb.get(n)]
+    """Names whose values may differ between two paths: those in the buckets of their
+    variables whose hashes differ."""
+    return [name for name, _, _ in a.vars.diff(b.vars)]
 
 
-def join(a: State, b: State, reuse: bool = False) -> State:
+def join(a: State, b: State, reuse: bool = False, interned: dict[tuple[object, ...], Var] | None = None) -> State:
     """Merge two paths: variables that differ become unknown. ``reuse``: the caller drops
-    ``a`` and ``b``, so ``a`` becomes the merged path (no copy of its variables)."""
+    ``a`` and ``b``, so ``a`` becomes the merged path (no copy of its variables).
+    ``interned``: one object per merged value, so that later joins skip it by identity."""
     s = a if reuse else a.copy()
-    names: Iterable[str] = () if a.vars is b.vars else changed(a, b)
-    for name in names:
-        va, vb = a.vars.get(name), b.vars.get(name)
+    for name, va, vb in a.vars.diff(b.vars):
         if va == vb:
             continue
         if va is not None and vb is not None and va.value == vb.value:
             continue
-        s.setvar(name, Var(unknown(f"${name} (merged paths)"), bool((va and va.exported) or (vb and vb.exported)),
-                           va.origin if va is not None else (vb.origin if vb is not None else None), (),
-                           (va.deps if va else frozenset()) | (vb.deps if vb else frozenset())))
+        if interned is None:
+            s.setvar(name, merged_var(name, va, vb))
+            continue
+        key = (name, bool((va and va.exported) or (vb and vb.exported)),
+               va.origin if va is not None else (vb.origin if vb is not None else None),
+               (va.deps if va else frozenset()) | (vb.deps if vb else frozenset()))
+        var = interned.get(key)
+        if var is None:
+            var = interned[key] = merged_var(name, va, vb)
+        s.setvar(name, var)
     events = a.events
     for e in b.events:
         if e not in events:

@@ -1,6 +1,6 @@
 """Lint speed under launcher length, as ratios against a baseline measured in the same run.
 
-    python tests/perf/bench_length.py [--lines 1000,2000,20000] [--repeat 3]
+    python tests/perf/bench_length.py [--lines 1000,2000,20000] [--repeat 3] [--max-seconds 30]
 
 Each size generates a repo in a temp dir (a copy of tests/fixtures/bash-c-clean whose
 launcher gets N realistic lines before its dispatch: assignments, echo, ``if`` on env vars,
@@ -8,8 +8,9 @@ launcher gets N realistic lines before its dispatch: assignments, echo, ``if`` o
 baseline is the same fixture with its one-screen launcher, timed the same way, so the
 figures are absolute seconds (wall clock and the child's CPU time, which a busy machine
 disturbs less) and ratios to that floor (interpreter start-up included). A size whose
-evaluation runs past the deadline (2 s by default) shows it in its summary line: a
-``dispatch-bound`` finding and entries "unknown".
+evaluation runs past the deadline (2 s by default; ``--max-seconds`` raises it through
+``profile: {max-seconds: N}`` in each generated repo's .benchbot.yml, baseline included)
+shows it in its summary line: a ``dispatch-bound`` finding and entries "unknown".
 Not a test: nothing here asserts a time.
 """
 
@@ -58,9 +59,11 @@ def launcher_lines(n: int) -> list[str]:
     return out  # whole blocks: may end a few lines past n
 
 
-def make_repo(dest: Path, n: int) -> Path:
+def make_repo(dest: Path, n: int, max_seconds: float | None = None) -> Path:
     repo = dest / f"repo-{n}"
     shutil.copytree(FIXTURE, repo)
+    if max_seconds is not None:
+        (repo / ".benchbot.yml").write_text(f"profile:\n  max-seconds: {max_seconds:g}\n")
     if n:
         original = (repo / LAUNCHER).read_text().splitlines()
         head, tail = original[:3], original[3:]
@@ -85,17 +88,19 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lines", default="1000,2000,20000")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--max-seconds", type=float, default=None,
+                    help="evaluation deadline for the generated repos (the profile's max-seconds)")
     args = ap.parse_args()
     sizes = [int(x) for x in args.lines.split(",") if x]
     with tempfile.TemporaryDirectory() as tmp:
-        base_repo = make_repo(Path(tmp), 0)
+        base_repo = make_repo(Path(tmp), 0, args.max_seconds)
         base_runs = [time_lint(base_repo) for _ in range(args.repeat)]
         base = statistics.median(r[0] for r in base_runs)
         base_cpu = statistics.median(r[1] for r in base_runs)
         print(f"baseline (fixture launcher, {len((base_repo / LAUNCHER).read_text().splitlines())} lines): "
               f"{base:.2f}s wall, {base_cpu:.2f}s CPU")
         for n in sizes:
-            repo = make_repo(Path(tmp), n)
+            repo = make_repo(Path(tmp), n, args.max_seconds)
             lines = len((repo / LAUNCHER).read_text().splitlines())
             runs = [time_lint(repo) for _ in range(args.repeat)]
             t = statistics.median(r[0] for r in runs)

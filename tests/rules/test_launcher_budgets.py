@@ -1,4 +1,4 @@
-"""A launcher bash accepts but that nests too deep to analyse is one shell-syntax cause:
+"""Budgets per launcher. A launcher bash accepts but that nests too deep to analyse is one shell-syntax cause:
 its entries are named and unknown, and the scripts only it could run are not reported dead."""
 
 from __future__ import annotations
@@ -38,3 +38,25 @@ def test_the_same_launcher_at_the_limit_is_analysed(tmp_path: Path, capsys: pyte
     (repo / LAUNCHER).write_text("if true; then\n" * 40 + body + "fi\n" * 40)
     main(["lint", str(repo), "--format", "json"])
     assert [f for f in json.loads(capsys.readouterr().out)["findings"] if "mi355x" in f["path"]] == []
+
+
+def test_one_launcher_shares_one_time_budget_over_its_entries(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A construct that eats each entry's whole deadline stops at the launcher's share
+    (LAUNCHER_SHARE deadlines), not at one deadline per entry: the later entries are unknown."""
+    repo = copy_repo(EXAMPLE, tmp_path / "seed")
+    (repo / ".benchbot.yml").write_text("profile:\n  max-seconds: 0.2\n  max-steps: 50000000\n")
+    config = repo / "configs" / "amd-master.yaml"
+    blocks = config.read_text().strip().split("\n\n")
+    mi325 = [b for b in blocks if b.startswith("kimik2.5-int4-mi325x-vllm:")][0]
+    extra = [mi325.replace("kimik2.5-int4-mi325x-vllm:", f"kimik2.5-int4-mi325x-vllm-x{i}:").replace(
+        "precision: int4", f"precision: int{i}") for i in range(12)]
+    config.write_text("\n\n".join(blocks + extra) + "\n")
+    launcher = repo / "runners" / "launch_mi325x-amds.sh"
+    launcher.write_text('#!/usr/bin/env bash\nf() { f; f; f; f; f; f; }\n[ -n "$PRECISION" ] && f\n'
+                        + launcher.read_text())
+    main(["lint", str(repo), "--format", "json", "--select", "dispatch-bound"])
+    found = json.loads(capsys.readouterr().out)["findings"]
+    messages = " ".join(f["message"] for f in found if f["path"] == "runners/launch_mi325x-amds.sh")
+    assert "deadline (0.2 s)" in messages
+    assert "time budget of the launcher (0.4 s over its entries)" in messages
