@@ -98,7 +98,9 @@ def dead_scripts(facts: Facts) -> dict[str, Dead]:
             if k and k.endswith(".sh") and not facts.tree.is_file(k):
                 wanted.setdefault(posixpath.basename(k), (run.entry.name, k))
     broken_tokens = []
-    for launcher in facts.broken_launchers:
+    # a launcher whose evaluation a budget stopped for some entry is as unknowable as a broken one
+    stopped = sorted({run.launcher for run in facts.runs if any(h.fatal for h in run.budget_hits)})
+    for launcher in [*facts.broken_launchers, *stopped]:
         prefix = facts.profile.prefix_of_launcher(launcher)
         if prefix:
             broken_tokens.append(prefix.split("-", 1)[0])
@@ -111,7 +113,7 @@ def dead_scripts(facts: Facts) -> dict[str, Dead]:
         if script in facts.workflow_text or base in facts.workflow_text:
             continue
         if any(tok and tok in base for tok in broken_tokens):
-            continue  # a launcher that could run it does not parse: unknowable
+            continue  # a launcher that could run it does not parse, or was stopped: unknowable
         if any(base.startswith(head) and gpu in base for head, gpu in unresolved):
             continue  # its entry's runner label or launcher is missing: reported there
         if script in why:

@@ -60,3 +60,6 @@ def test_one_launcher_shares_one_time_budget_over_its_entries(tmp_path: Path,
     messages = " ".join(f["message"] for f in found if f["path"] == "runners/launch_mi325x-amds.sh")
     assert "deadline (0.2 s)" in messages
     assert "time budget of the launcher (0.4 s over its entries)" in messages
+    main(["lint", str(repo), "--format", "json"])  # the scripts only it runs are unknown, not dead
+    assert [f for f in json.loads(capsys.readouterr().out)["findings"] if "mi325x" in f["path"]
+            and f["rule"] == "dead-script"] == []
