@@ -36,6 +36,7 @@ ts_parse, syntax_errors = default_parser()
 
 
 LAUNCHER_SHARE = 2  # deadlines one launcher may spend over all its entries
+TOTAL_SHARE = 15  # deadlines all evaluations of one lint may spend
 
 
 @dataclass(frozen=True)
@@ -171,12 +172,17 @@ class Facts:
         opts = self.options()
         # One launcher's evaluations share a time budget (LAUNCHER_SHARE deadlines over all its
         # entries): a construct that eats each entry's whole deadline cannot multiply it by them.
+        # and all launchers share TOTAL_SHARE deadlines, so that many hostile launchers cannot add up either.
         spent = self._spent.get(slot, 0.0)
         left = LAUNCHER_SHARE * opts.limits.max_seconds - spent
-        if left <= 0.01:
-            what = f"time budget of the launcher ({LAUNCHER_SHARE * opts.limits.max_seconds:g} s over its entries)"
-            return Result([], budget_hits=(BudgetHit(what, real, 1, "spent by earlier entries", True),))
-        opts.limits = replace(opts.limits, max_seconds=min(opts.limits.max_seconds, left))
+        total_left = TOTAL_SHARE * opts.limits.max_seconds - sum(self._spent.values())
+        if min(left, total_left) <= 0.01:
+            if total_left <= 0.01:
+                what = f"time budget of the whole analysis ({TOTAL_SHARE * opts.limits.max_seconds:g} s)"
+            else:
+                what = f"time budget of the launcher ({LAUNCHER_SHARE * opts.limits.max_seconds:g} s over its entries)"
+            return Result([], budget_hits=(BudgetHit(what, real, 1, "spent by earlier evaluations", True),))
+        opts.limits = replace(opts.limits, max_seconds=min(opts.limits.max_seconds, left, total_left))
         ev = Evaluator(_RepoFS(self), opts)
         t0 = time.monotonic()
         result = ev.run(script, dict(env), argv0=f"./{launcher}")

@@ -63,3 +63,26 @@ def test_one_launcher_shares_one_time_budget_over_its_entries(tmp_path: Path,
     main(["lint", str(repo), "--format", "json"])  # the scripts only it runs are unknown, not dead
     assert [f for f in json.loads(capsys.readouterr().out)["findings"] if "mi325x" in f["path"]
             and f["rule"] == "dead-script"] == []
+
+
+def test_all_launchers_share_one_time_budget(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every launcher hostile: the evaluations together stop at TOTAL_SHARE deadlines (set to 3 here:
+    the seed has 3 launchers, each stopping at its own share of 2)."""
+    from bot.repo import facts
+
+    monkeypatch.setattr(facts, "TOTAL_SHARE", 3)
+    repo = copy_repo(EXAMPLE, tmp_path / "seed")
+    (repo / ".benchbot.yml").write_text("profile:\n  max-seconds: 0.05\n  max-steps: 50000000\n")
+    config = repo / "configs" / "amd-master.yaml"
+    blocks = config.read_text().strip().split("\n\n")
+    extra = [b.replace(":\n", f"-x{i}:\n", 1).replace("precision: int4", f"precision: int{i}")
+             for i in range(12) for b in blocks]
+    config.write_text("\n\n".join(blocks + extra) + "\n")
+    for launcher in (repo / "runners").glob("launch_*.sh"):
+        launcher.write_text('#!/usr/bin/env bash\nf() { f; f; f; f; f; f; }\n[ -n "$PRECISION" ] && f\n'
+                            + launcher.read_text())
+    main(["lint", str(repo), "--format", "json", "--select", "dispatch-bound"])
+    found = json.loads(capsys.readouterr().out)["findings"]
+    total = "time budget of the whole analysis (0.15 s)"
+    assert any(total in f["message"] for f in found), [f["message"] for f in found]
