@@ -24,7 +24,7 @@ from bot.shell.values import (
 )
 
 if TYPE_CHECKING:
-    from bot.shell.evaluate import Evaluator
+    from bot.shell.core import Core
     from bot.shell.state import State
 
 
@@ -66,7 +66,7 @@ def _int_or_none(v: Val) -> int | None:
     return _to_int(k) if k is not None else None
 
 
-def _test_argv(words: list[Val], ev: Evaluator, st: State) -> bool | None:
+def _test_argv(words: list[Val], ev: Core, st: State) -> bool | None:
     """``[ ... ]`` / ``test ...`` given as words (the bashlex front-end)."""
     toks = [known(w) for w in words]
 

@@ -23,7 +23,7 @@ import yaml  # noqa: E402
 from bot.config import load_config  # noqa: E402
 from bot.lint import lint  # noqa: E402
 from bot.repo.tree import open_tree  # noqa: E402
-from bot.shell import evaluate  # noqa: E402
+from bot.shell import options, wordops  # noqa: E402
 from bot.shell.parse import _parser  # noqa: E402
 
 
@@ -45,8 +45,8 @@ def baseline(path: str, rev: str | None) -> float:
 
 
 def full(path: str, rev: str | None) -> tuple[float, int]:
-    evaluate._STRING_CACHE.clear()
-    evaluate._SHIFT_CACHE.clear()
+    options._STRING_CACHE.clear()
+    wordops._SHIFT_CACHE.clear()
     tree = open_tree(path, rev)
     t0 = time.perf_counter()
     result = lint(tree, load_config(tree))

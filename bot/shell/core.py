@@ -1,0 +1,370 @@
+"""The core of the partial evaluator (see :mod:`bot.shell.evaluate`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from bot.shell import ir
+from bot.shell.budget import Budget, BudgetExceeded, BudgetHit
+from bot.shell.builtins import (
+    _status,
+)
+from bot.shell.options import (
+    _NAME_RE,
+    MAX_ROUNDS,
+    FileSystem,
+    Options,
+    PathResult,
+    Result,
+)
+from bot.shell.state import Loc, State, Var, join
+from bot.shell.values import (
+    EMPTY,
+    Pat,
+    Val,
+    concat,
+    known,
+    lit,
+    unknown,
+)
+from bot.shell.wordops import (
+    _describe,
+    _join_words,
+    _redirects_stdout,
+)
+
+
+class Core:
+    """The evaluator's state, its budget and dependency bookkeeping, statements and assignments.
+
+    The other parts (control flow, commands, sinks, expansion) are mixins on this class; the
+    stubs at the end declare what they define, for the type checker."""
+
+    def __init__(self, fs: FileSystem, options: Options | None = None) -> None:
+        self.fs = fs
+        self.opt = options or Options()
+        self.bound_hit = False
+        self.relevant: set[str] = set()
+        self._frames: list[set[str]] = []
+        self._cmd_deps: frozenset[str] = frozenset()
+        self.notes: list[str] = []
+        self.budget = Budget(self.opt.limits)
+        self._at: tuple[str, ir.Stmt | None] = ("", None)  # the statement running (for budget hits)
+        self.key_work = 0  # paths keyed plus variables compared by ``bound`` (linear in statements)
+        self._unknown_names: dict[str, bool] = {}
+        # One object per value assigned (``assign``) or merged (``join``), for the whole run.
+        self._assigned: dict[tuple[object, ...], Var] = {}
+        self._interned: dict[tuple[object, ...], Var] = {}
+        # (command, its words) -> (observed command, script found): the same on every path
+        self._external_memo: dict[tuple[int, tuple[Val, ...]], tuple[str | None, tuple[str, int, str] | None]] = {}
+
+    # ------------------------------------------------------------ dependencies
+    def _push(self) -> None:
+        self._frames.append(set())
+
+    def _pop(self) -> frozenset[str]:
+        deps = self._frames.pop()
+        if self._frames:
+            self._frames[-1].update(deps)
+        return frozenset(deps)
+
+    def _control(self, deps: Iterable[str]) -> None:
+        self.relevant.update(deps)
+
+    def _significant(self) -> None:
+        """The current command's words decide something: its deps are relevant."""
+        self.relevant.update(self._cmd_deps)
+
+    # ------------------------------------------------------------------ entry
+    def run(self, script: ir.Script, env: Mapping[str, Val], argv0: str | None = None) -> Result:
+        st = State()
+        st.file = script.path
+        for name, value in env.items():
+            st.setvar(name, Var(value, True, None, (), frozenset((name,))))
+        st.setvar("0", Var(lit(argv0 or script.path), False, None))
+        self.bound_hit = False
+        self.relevant = set()
+        self._frames = []
+        self.budget = Budget(self.opt.limits)
+        self._assigned = {}
+        self._interned = {}
+        self._at = (script.path, None)
+        try:
+            states = self.block(script.body, [st])
+        except BudgetExceeded as e:
+            return Result([], self.bound_hit, frozenset(self.relevant), list(self.notes),
+                          (*self.budget.hits, e.hit))
+        except RecursionError:
+            path, line, detail = self._where()
+            hit = BudgetHit("nesting depth", path, line, detail, True)
+            return Result([], self.bound_hit, frozenset(self.relevant), list(self.notes), (*self.budget.hits, hit))
+        paths = [PathResult(s.events, s.flow == "exit") for s in self.bound(states)]
+        return Result(paths, self.bound_hit, frozenset(self.relevant), list(self.notes), tuple(self.budget.hits))
+
+    def _unknown_name(self, name: str) -> bool:
+        """``Options.unknown_names``, asked once per name (it matches globs)."""
+        hit = self._unknown_names.get(name)
+        if hit is None:
+            hit = self._unknown_names[name] = bool(self.opt.unknown_names is not None
+                                                   and self.opt.unknown_names(name))
+        return hit
+
+    # ---------------------------------------------------------------- budget
+    def _where(self) -> tuple[str, int, str]:
+        path, stmt = self._at
+        if stmt is None:
+            return path, 0, ""
+        return path, stmt.pos.line, _describe(stmt)
+
+    def _tick(self, n: int = 1) -> None:
+        b = self.budget
+        b.steps += n
+        if b.steps >= b._next_check:
+            path, line, detail = self._where()
+            b.step(path, line, detail, 0)
+
+    def _hit(self, what: str, st: State, detail: str = "") -> None:
+        path, line, here = self._where()
+        self.budget.hit(what, st.file or path, line, detail or here)
+
+    def _cap(self, value: Val, st: State) -> Val:
+        """A value over the byte limit becomes unknown (and is recorded)."""
+        limit = self.budget.limits.max_value
+        if len(value) == 1 and isinstance(value[0], str) and len(value[0]) <= limit:
+            return value
+        size = sum(len(p) for p in value if isinstance(p, str))
+        if size <= limit:
+            return value
+        what = self.budget.value_what()
+        self._hit(what, st)
+        return unknown(what)
+
+    # ------------------------------------------------------------- statements
+    def block(self, stmts: Iterable[ir.Stmt], states: list[State]) -> list[State]:
+        for stmt in stmts:
+            if len(states) == 1:  # the common case, as below
+                if states[0].flow is not None:
+                    break
+                states = self.stmt(stmt, states[0])
+                if len(states) > 1:
+                    states = self.bound(states)
+                continue
+            live = [s for s in states if s.flow is None]
+            if not live:
+                break
+            done = [s for s in states if s.flow is not None]
+            nxt: list[State] = []
+            for s in live:
+                nxt.extend(self.stmt(stmt, s))
+            after = done + nxt
+            # No new path and within the bound: nothing to merge (identical paths are
+            # recognised the next time paths fork, or at the end of the run).
+            states = after if len(after) <= min(len(states), self.opt.max_paths) else self.bound(after)
+        return states
+
+    def bound(self, states: list[State]) -> list[State]:
+        if len(states) <= 1:
+            return states
+        quick: dict[tuple[object, ...], State] = {}
+        for s in states:
+            quick.setdefault(s.quick_key(), s)
+        states = list(quick.values())
+        if len(states) <= self.opt.max_paths:
+            return states
+        uniq: dict[tuple[object, ...], list[State]] = {}
+        for s in states:
+            self.key_work += 1
+            bucket = uniq.setdefault(s.key(), [])
+            for t in bucket:
+                self.key_work += len(s.vars)
+                if t.same(s):
+                    break
+            else:
+                bucket.append(s)
+        states = [s for bucket in uniq.values() for s in bucket]
+        if len(states) <= self.opt.max_paths:
+            return states
+        self.bound_hit = True
+        # Merge down to half the bound, so that the next forks do not hit it again at once.
+        target = max(2, self.opt.max_paths // 2)
+        live = [s for s in states if s.flow is None]
+        done = [s for s in states if s.flow is not None]
+        for s in live:
+            s.rounds += 1
+        # Paths that outlived MAX_ROUNDS merges are merged first (pop() takes from the end):
+        # a path kept for a whole 20,000-line script drifts apart from the merged one in
+        # thousands of variables, and every join with it would compare them all.
+        live = [s for s in live if s.rounds <= MAX_ROUNDS] + [s for s in live if s.rounds > MAX_ROUNDS]
+        while len(live) + len(done) > target and len(live) > 1:
+            a, b = live.pop(), live.pop()
+            j = join(a, b, reuse=True, interned=self._interned)
+            j.rounds = 0
+            live.append(j)
+        while len(live) + len(done) > target and len(done) > 1:
+            a, b = done.pop(), done.pop()  # finished paths: keep their events, never drop them
+            done.append(join(a, b, reuse=True, interned=self._interned))
+        return live + done
+
+    def stmt(self, stmt: ir.Stmt, st: State) -> list[State]:
+        self._at = (st.file, stmt)
+        self._tick()
+        if self.opt.linear and isinstance(stmt, (ir.If, ir.Case, ir.AndOr, ir.While)):
+            return self._linear(stmt, st)
+        if isinstance(stmt, ir.Command):
+            return self.command(stmt, st)
+        if isinstance(stmt, ir.Decl):
+            return self.decl(stmt, st)
+        if isinstance(stmt, ir.Test):
+            self._push()
+            st.status = _status(self.test(stmt.expr, st)) if stmt.expr is not None else 1
+            self._control(self._pop())
+            return [st]
+        if isinstance(stmt, ir.AndOr):
+            return self.andor(stmt, st)
+        if isinstance(stmt, ir.Pipeline):
+            return self.pipeline(stmt, st)
+        if isinstance(stmt, ir.If):
+            return self.if_(stmt, st)
+        if isinstance(stmt, ir.Case):
+            return self.case(stmt, st)
+        if isinstance(stmt, ir.For):
+            return self.for_(stmt, st)
+        if isinstance(stmt, ir.While):
+            return self.while_(stmt, st)
+        if isinstance(stmt, ir.Group):
+            if stmt.subshell:
+                return [self.subshell(stmt.body, st)]
+            capture_saved = st.out
+            if st.out is not None and _redirects_stdout(stmt.redirects):
+                st.out = None
+            states = self.block(stmt.body, [st])
+            if capture_saved is not None and _redirects_stdout(stmt.redirects):
+                for s in states:
+                    s.out = capture_saved
+            return states
+        if isinstance(stmt, ir.FuncDef):
+            st.funcs = dict(st.funcs)
+            st.funcs[stmt.name] = stmt.body
+            st.status = 0
+            return [st]
+        if isinstance(stmt, ir.ArithCmd):
+            st.status = None
+            return [st]
+        # Opaque
+        st.status = None
+        if st.out is not None:
+            st.out = concat(st.out, unknown(stmt.kind))
+        return [st]
+
+    # -------------------------------------------------------------- commands
+    def decl(self, stmt: ir.Decl, st: State) -> list[State]:
+        export = stmt.kind == "export" or any("x" in f for f in stmt.flags if f.startswith("-"))
+        is_local = stmt.kind in ("local",) or (stmt.kind in ("declare", "typeset") and bool(st.locals))
+        for a in stmt.assigns:
+            name = a.name
+            if is_local and st.locals and name not in st.locals[-1]:
+                st.locals[-1][name] = st.vars.get(name)
+            old = st.vars.get(name)
+            if a.value is None and a.array is None:
+                if old is not None:
+                    st.setvar(name, Var(old.value, old.exported or export, old.origin, old.parts, old.deps))
+                elif is_local:
+                    st.setvar(name, Var(EMPTY, False, Loc(st.file, a.pos.line, a.pos.col)))
+                # ``export X`` with X unset leaves it unset
+                continue
+            self.assign(a, st, exported=export or (old.exported if old else False))
+        st.status = 0
+        return [st]
+
+    def assign(self, a: ir.Assign, st: State, exported: bool = False) -> None:
+        name = a.name
+        if name.endswith("[]"):
+            return
+        self._push()
+        if a.array is not None:
+            vals = [self.expand(w, st) for w in a.array]
+            value = _join_words(vals)
+        else:
+            assert a.value is not None
+            value = self.expand(a.value, st)
+        if a.append:
+            old = st.vars.get(name)
+            value = self._cap(concat(old.value if old else EMPTY, value), st)
+            if old is not None and self._frames:
+                self._frames[-1].update(old.deps)
+        deps = self._pop()
+        parts = self._var_parts(a.value, st) if a.value is not None else ()
+        # One object for equal assignments on different paths: a join skips what paths share.
+        key = (value, exported, st.file, a.pos.line, a.pos.col, parts, deps)
+        var = self._assigned.get(key)
+        if var is None:
+            var = Var(value, exported, Loc(st.file, a.pos.line, a.pos.col), parts, deps)
+            self._assigned[key] = var
+        st.setvar(name, var)
+
+    def _var_parts(self, word: ir.Word, st: State) -> tuple[tuple[str, str], ...]:
+        out: list[tuple[str, str]] = []
+        for p in word.parts:
+            if isinstance(p, ir.Param) and _NAME_RE.match(p.name):
+                var = st.vars.get(p.name)
+                if var is not None:
+                    k = known(var.value)
+                    if k is not None:
+                        out.append((p.name, k))
+                    out.extend(var.parts)
+        return tuple(dict.fromkeys(out))
+
+    # ----------------------------------------------------- defined by the mixins
+    def _linear(self, stmt: ir.If | ir.Case | ir.AndOr | ir.While, st: State) -> list[State]:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def subshell(self, body: Iterable[ir.Stmt], st: State) -> State:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def andor(self, stmt: ir.AndOr, st: State) -> list[State]:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def pipeline(self, stmt: ir.Pipeline, st: State) -> list[State]:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def if_(self, stmt: ir.If, st: State) -> list[State]:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def case(self, stmt: ir.Case, st: State) -> list[State]:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def for_(self, stmt: ir.For, st: State) -> list[State]:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def while_(self, stmt: ir.While, st: State) -> list[State]:
+        # One iteration at most: loops in launchers poll for jobs; their bodies rarely
+        # build dispatch paths, and the state after the loop is what follows.
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def command(self, cmd: ir.Command, st: State) -> list[State]:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def external(self, cmd: ir.Command, argv: list[Val], st: State,
+                 widx: list[int] | None = None) -> list[State]:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def _parse_string(self, path: str, text: str) -> ir.Script:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def normalize(self, value: Val, st: State) -> Val:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def _resolve_dir(self, target: Val, st: State) -> Val:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def expand(self, word: ir.Word, st: State) -> Val:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def pattern(self, word: ir.Word, st: State) -> Pat:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def test(self, expr: ir.TestExpr | None, st: State) -> bool | None:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def unary(self, op: str, value: Val, st: State) -> bool | None:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin

@@ -1,0 +1,249 @@
+"""Simple commands: builtins, functions, ``source``, ``eval``."""
+
+from __future__ import annotations
+
+from bot.shell import ir
+from bot.shell.builtins import (
+    _echo,
+    _int_or_none,
+    _path_op,
+    _printf,
+    _printf_too_wide,
+    _status,
+    _test_argv,
+)
+from bot.shell.core import Core
+from bot.shell.options import (
+    _NAME_RE,
+    _PURE_OUTPUT,
+)
+from bot.shell.state import Exited, Loc, Sourced, State, Var
+from bot.shell.values import (
+    TooLong,
+    Val,
+    concat,
+    is_known,
+    known,
+    lit,
+    unknown,
+)
+from bot.shell.wordops import (
+    _inert,
+    _redirects_stdout,
+    _shift_lines,
+    _split_fields,
+)
+
+
+class Execute(Core):
+    def command(self, cmd: ir.Command, st: State) -> list[State]:
+        if not cmd.words:
+            status: int | None = 0
+            for a in cmd.assigns:
+                st.status = 0
+                self.assign(a, st, exported=st.vars[a.name].exported if a.name in st.vars else False)
+                if any(isinstance(p, ir.CmdSub) for p in (a.value.parts if a.value else ())):
+                    status = st.status
+            st.status = status
+            return [st] if st.flow is None or st.flow == "exit" else [st]
+        if st.out is None and _inert(cmd) and cmd.words[0].literal() not in self.opt.observe:
+            # An external utility that cannot run a script, change a variable or exit the
+            # shell: its only effect here is an unknown exit status.
+            st.status = None
+            return [st]
+        self._push()
+        argv = [self.expand(w, st) for w in cmd.words]
+        # Kept for the commands whose words decide something (a dispatched script, a
+        # sourced file, a test, a function to call): they call ``_significant``.
+        self._cmd_deps = self._pop()
+        if cmd.words[0].literal() is None:
+            self._control(self._cmd_deps)
+        if st.flow is not None:
+            return [st]
+        argv, widx = _split_fields(argv, cmd.words)
+        if not argv:
+            st.status = 0
+            return [st]
+        name = known(argv[0])
+        saved_out = st.out
+        if st.out is not None and _redirects_stdout(cmd.redirects):
+            st.out = None
+        try:
+            return self._run(cmd, argv, name, st, widx)
+        finally:
+            if saved_out is not None and _redirects_stdout(cmd.redirects):
+                st.out = saved_out
+
+    def _run(self, cmd: ir.Command, argv: list[Val], name: str | None, st: State,
+             widx: list[int]) -> list[State]:
+        args = argv[1:]
+        if name is None:
+            return self.external(cmd, argv, st, widx)
+        if name in (":", "true"):
+            st.status = 0
+            return [st]
+        if name == "false":
+            st.status = 1
+            return [st]
+        if name == "exit":
+            self._significant()
+            st.flow = "exit"
+            st.status = _int_or_none(args[0]) if args else st.status
+            st.emit(Exited(Loc(st.file, cmd.pos.line, cmd.pos.col), st.status))
+            return [st]
+        if name == "return":
+            st.flow = "return"
+            st.status = _int_or_none(args[0]) if args else st.status
+            return [st]
+        if name in ("break", "continue"):
+            st.flow = name
+            return [st]
+        if name in _PURE_OUTPUT:
+            limit = self.budget.value_limit
+            if name == "printf" and args and _printf_too_wide(known(args[0]), limit):
+                self._hit("printf width", st, f"printf {(known(args[0]) or '')[:40]}")
+                if st.out is not None:
+                    st.out = concat(st.out, unknown("printf width"))
+            elif st.out is not None:
+                try:
+                    out = _echo(args) if name == "echo" else _printf(args, limit)
+                except TooLong:
+                    self._hit("printf width", st)
+                    out = unknown("printf width")
+                st.out = self._cap(concat(st.out, out), st)
+            st.status = 0
+            return [st]
+        if name in ("dirname", "basename"):
+            if st.out is not None:
+                st.out = concat(st.out, _path_op(name, args), lit("\n"))
+            st.status = 0
+            return [st]
+        if name in ("[", "test"):
+            self._significant()
+            words = args[:-1] if name == "[" and args and known(args[-1]) == "]" else args
+            st.status = _status(_test_argv(words, self, st))
+            return [st]
+        if name == "unset":
+            for a in args:
+                k = known(a)
+                if k and not k.startswith("-"):
+                    st.delvar(k)
+                    self.relevant.add(k)
+            st.status = 0
+            return [st]
+        if name == "shift":
+            self._significant()
+            n = _int_or_none(args[0]) if args else 1
+            st.argv = st.argv[n or 1 :]
+            st.status = 0
+            return [st]
+        if name == "cd":
+            self._significant()
+            target = args[0] if args else unknown("$HOME")
+            st.cwd = self._resolve_dir(target, st)
+            st.status = 0 if is_known(st.cwd) else None
+            return [st]
+        if name in ("source", "."):
+            self._significant()
+            return self.source(cmd, args, st)
+        if name == "eval":
+            self._significant()
+            return self.eval_(cmd, args, st)
+        if name in ("set", "trap", "shopt", "ulimit", "umask", "wait", "sleep", "hash", "alias"):
+            if name == "set" and args and known(args[0]) == "--":
+                self._significant()
+                st.argv = tuple(args[1:])
+            st.status = 0
+            return [st]
+        if name == "read":
+            for a in args:
+                k = known(a)
+                if k and _NAME_RE.match(k):
+                    st.setvar(k, Var(unknown(f"read {k}"), False, Loc(st.file, cmd.pos.line, cmd.pos.col)))
+            st.status = None
+            return [st]
+        if name in ("export", "local", "readonly", "declare", "typeset"):
+            # bashlex-style declarations that reached us as commands
+            assigns = []
+            for a in args:
+                k = known(a)
+                if k is None:
+                    continue
+                if "=" in k:
+                    var_name, _, text = k.partition("=")
+                    assigns.append(ir.Assign(var_name, ir.Word((ir.Lit(text, True),)), cmd.pos))
+                elif _NAME_RE.match(k):
+                    assigns.append(ir.Assign(k, None, cmd.pos))
+            return self.decl(ir.Decl(name, tuple(assigns), (), cmd.pos), st)
+        if name in st.funcs:
+            self._significant()  # arguments become $1.. inside the function
+            return self.call(name, args, st)
+        return self.external(cmd, argv, st, widx)
+
+    def call(self, name: str, args: list[Val], st: State) -> list[State]:
+        if st.depth >= self.opt.max_depth:
+            self.notes.append(f"call depth limit reached at {name}")
+            self._hit(f"call depth ({self.opt.max_depth})", st, name)
+            st.status = None
+            return [st]
+        self._tick()  # a call counts, besides the statements it runs
+        body = st.funcs[name]
+        saved_argv = st.argv
+        st.argv = tuple(args)
+        st.depth += 1
+        st.locals.append({})
+        states = self.block(body, [st])
+        for s in states:
+            frame = s.locals.pop() if s.locals else {}
+            for var, old in frame.items():
+                if old is None:
+                    s.delvar(var)
+                else:
+                    s.setvar(var, old)
+            s.argv = saved_argv
+            s.depth -= 1
+            if s.flow == "return":
+                s.flow = None
+        return states
+
+    def source(self, cmd: ir.Command, args: list[Val], st: State) -> list[State]:
+        if not args:
+            st.status = 1
+            return [st]
+        target = self.normalize(args[0], st)
+        st.emit(Sourced(target, Loc(st.file, cmd.pos.line, cmd.pos.col)))
+        path = known(target)
+        script = self.fs.script(path) if path and self.opt.descend_source else None
+        if script is not None and st.depth >= self.opt.max_depth:
+            self._hit(f"source depth ({self.opt.max_depth})", st, f"source {path}")
+        if script is None or st.depth >= self.opt.max_depth:
+            st.status = None
+            return [st]
+        saved_file, saved_argv = st.file, st.argv
+        st.file = path or st.file
+        if len(args) > 1:
+            st.argv = tuple(args[1:])
+        st.depth += 1
+        states = self.block(script.body, [st])
+        for s in states:
+            s.file, s.depth = saved_file, s.depth - 1
+            if len(args) > 1:
+                s.argv = saved_argv
+            if s.flow == "return":
+                s.flow = None
+        return states
+
+    def eval_(self, cmd: ir.Command, args: list[Val], st: State) -> list[State]:
+        text = " ".join(known(a) or "\0" for a in args)
+        if "\0" in text or self.opt.parse is None:
+            return self.external(cmd, [lit("eval")] + args, st)
+        if st.depth >= self.opt.max_depth:
+            self._hit(f"eval depth ({self.opt.max_depth})", st, "eval")
+            st.status = None
+            return [st]
+        script = self._parse_string(st.file, text)
+        st.depth += 1
+        states = self.block(_shift_lines(script.body, cmd.pos.line - 1), [st])
+        for s in states:
+            s.depth -= 1
+        return states

@@ -1,0 +1,113 @@
+"""What an evaluation takes and gives: Options, FileSystem, Result, and the command tables."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bot.shell import ir
+from bot.shell.budget import BudgetHit, Limits
+from bot.shell.state import Dispatch, Event, Exited, Ran, Sourced
+
+SHELLS = frozenset({"bash", "sh", "dash", "zsh"})
+# Commands that run their argument command (options first).
+PREFIX_COMMANDS = frozenset(
+    {"exec", "command", "nohup", "time", "sudo", "stdbuf", "nice", "setsid", "env", "timeout",
+     "taskset", "numactl", "flock", "xargs", "chrt", "ionice", "unbuffer", "caffeinate"}
+)
+# Commands that run a command somewhere else (a container, a cluster node).
+DEFAULT_WRAPPERS = frozenset(
+    {"srun", "salloc", "sbatch", "docker", "podman", "enroot", "apptainer", "singularity",
+     "mpirun", "torchrun", "ssh", "kubectl", "pdsh", "parallel"}
+)
+_PURE_OUTPUT = frozenset({"echo", "printf"})
+MAX_ROUNDS = 8  # merges of the paths a path may outlive before it is merged itself
+
+_STRING_CACHE: dict[tuple[str, str], ir.Script] = {}
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+@dataclass(frozen=True)
+class PathResult:
+    events: tuple[Event, ...]
+    exited: bool
+
+    @property
+    def exit_at(self) -> Exited | None:
+        ends = [e for e in self.events if isinstance(e, Exited)]
+        return ends[-1] if self.exited and ends else None
+
+
+@dataclass
+class Result:
+    paths: list[PathResult]
+    bound_hit: bool = False
+    # Environment variables that influenced a branch, a loop or a dispatched path: two
+    # environments that agree on these give the same result.
+    relevant: frozenset[str] = frozenset()
+    notes: list[str] = field(default_factory=list)
+    # Budgets that ran out (``bot.shell.budget``): a fatal one (steps, deadline) ended the
+    # evaluation, and ``paths`` is then empty: what the script runs is unknown.
+    budget_hits: tuple[BudgetHit, ...] = ()
+
+    @property
+    def stopped(self) -> BudgetHit | None:
+        return next((h for h in self.budget_hits if h.fatal), None)
+
+    def dispatches(self) -> list[Dispatch]:
+        seen: dict[Dispatch, None] = {}
+        for p in self.paths:
+            for e in p.events:
+                if isinstance(e, Dispatch):
+                    seen.setdefault(e)
+        return list(seen)
+
+    def ran(self) -> list[Ran]:
+        return list(dict.fromkeys(e for p in self.paths for e in p.events if isinstance(e, Ran)))
+
+    def sourced(self) -> list[Sourced]:
+        seen: dict[Sourced, None] = {}
+        for p in self.paths:
+            for e in p.events:
+                if isinstance(e, Sourced):
+                    seen.setdefault(e)
+        return list(seen)
+
+
+class FileSystem:
+    """What the evaluator may ask about the repository (answered from a tree)."""
+
+    def is_file(self, path: str) -> bool:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def is_dir(self, path: str) -> bool:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def script(self, path: str) -> ir.Script | None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+@dataclass
+class Options:
+    max_paths: int = 32
+    max_depth: int = 12
+    max_loop: int = 16
+    wrappers: frozenset[str] = DEFAULT_WRAPPERS
+    # Absolute prefixes that mean "the repository root" (the checkout, a container mount).
+    workspace_aliases: tuple[str, ...] = ("/workspace/", "/github/workspace/")
+    parse: Callable[[str, bytes], ir.Script] | None = None
+    # Dispatched repo scripts to evaluate as children (e.g. a launcher that execs another).
+    follow: Callable[[str], bool] | None = None
+    # Scan mode: every branch is taken, in sequence, on one path (finds every reference).
+    linear: bool = False
+    # Evaluate sourced files inline (off when scanning: each file is scanned on its own).
+    descend_source: bool = True
+    # Treat variables that are not set as unknown (scanning a script with no entry env).
+    unset_is_unknown: bool = False
+    # Variables the runner sets with values we cannot know (HOME, USER, ...).
+    unknown_names: Callable[[str], bool] | None = None
+    # Commands whose runs are recorded as ``Ran`` events (external job tools, ``cp``).
+    observe: frozenset[str] = frozenset()
+    # Steps, deadline and bytes per value of one evaluation (``bot.shell.budget``).
+    limits: Limits = field(default_factory=Limits)
