@@ -117,3 +117,11 @@ def seed_pr(tmp_path: Path, fake_github: FakeGitHub, monkeypatch: pytest.MonkeyP
     fake_github.add_pull(REPO, number=7, head_sha=head, base_sha=base, head_ref="kimi-mtp", base_ref="main",
                          user="alice", title="kimik2.5 MTP on MI300X/MI325X", files=pr_files(repo, base, head))
     return PR(fake_github, repo, 7, base, head, tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def entry_pr(seed_pr: PR) -> PR:
+    """The seed as the default branch, and a PR (#9) that changes one MI325X entry."""
+    from tests.github.commenting import make_entry_pr
+
+    return make_entry_pr(seed_pr)

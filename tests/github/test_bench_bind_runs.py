@@ -13,8 +13,8 @@ import pytest
 from bot.cli import main
 from bot.github import bind, comments
 from tests.conftest import git
+from tests.github.commenting import _comment, _replies, _run, _setup
 from tests.github.conftest import PR, REPO, pr_files
-from tests.github.test_comment_commands import _comment, _replies, _run, _setup
 
 REVIEW = ".github/workflows/benchbot-review.yml"
 MI325X = "kimik2.5-int4-mi325x-vllm"

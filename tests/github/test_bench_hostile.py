@@ -13,20 +13,13 @@ import yaml
 
 from bot.github import bench, comments
 from tests.conftest import ROOT, git
-from tests.github.conftest import PR, REPO, pr_files
-from tests.github.test_comment_commands import (
+from tests.github.commenting import (
     _reactions,
     _replies,
     _run,
     _setup,
-    make_entry_pr,
 )
-
-
-@pytest.fixture
-def entry_pr(seed_pr: PR) -> PR:
-    return make_entry_pr(seed_pr)
-
+from tests.github.conftest import PR, REPO, pr_files
 
 MI325X = "kimik2.5-int4-mi325x-vllm"
 LAUNCHER = "runners/launch_mi325x-amds.sh"
@@ -80,7 +73,7 @@ def test_a_plain_push_after_the_command_is_never_run(entry_pr: PR) -> None:
 
 
 def comments_event(pr: PR, body: str) -> tuple[int, dict[str, Any]]:
-    from tests.github.test_comment_commands import _comment
+    from tests.github.commenting import _comment
 
     return _comment(pr, body)
 

@@ -8,24 +8,15 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 
-import pytest
-
 from bot.github import claim
 from tests.conftest import ROOT
-from tests.github.conftest import ACTIONS_BOT, PR, REPO
-from tests.github.test_comment_commands import (
+from tests.github.commenting import (
     _comment,
     _reactions,
     _replies,
     _run,
-    make_entry_pr,
 )
-
-
-@pytest.fixture
-def entry_pr(seed_pr: PR) -> PR:
-    return make_entry_pr(seed_pr)
-
+from tests.github.conftest import ACTIONS_BOT, PR, REPO
 
 TRIALS = 3
 

@@ -103,21 +103,12 @@ def test_join_merges_only_what_differs() -> None:
 def test_paths_with_equal_variables_are_recognised_as_one() -> None:
     """Two paths that set the same variables after forking compare equal (by content:
     each holds its own copy of the bucket it wrote)."""
-    from bot.shell.evaluate import Evaluator, FileSystem, Options
-
-    class NoFS(FileSystem):
-        def is_file(self, path: str) -> bool:
-            return False
-
-        def is_dir(self, path: str) -> bool:
-            return False
-
-        def script(self, path: str) -> None:
-            return None
+    from bot.shell.evaluate import Evaluator, Options
+    from tests.shell.test_evaluate import DictFS
 
     text = "\n".join([f'if [[ "$HOSTNAME" == a{i}* ]]; then echo a; else echo b; fi\nY_{i}=$Y_{i - 1}{i}'
                       for i in range(6)] + ["bash b/x.sh"]) + "\n"
-    ev = Evaluator(NoFS(), Options(parse=parse, max_paths=4, unknown_names=lambda name: name == "HOSTNAME"))
+    ev = Evaluator(DictFS({}), Options(parse=parse, max_paths=4, unknown_names=lambda name: name == "HOSTNAME"))
     r = ev.run(parse("runners/launch_x.sh", text.encode()), {})
     assert [str(d.target) for p in r.paths for d in p.events] == ["('b/x.sh',)"]
     assert not r.bound_hit  # identical paths are de-duplicated, never merged
