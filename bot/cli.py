@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from bot import cli_compare, cli_fix, rules
+from bot import cli_compare, cli_fix, cli_serve, rules
 from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding, Severity
 from bot.newonly import Comparison
@@ -58,6 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     event.add_argument("--sarif-file", metavar="FILE", help="also write a SARIF 2.1.0 report of the head to FILE")
     event.add_argument("--format", choices=FORMATS, default=None,
                        help="how the findings the PR introduces are printed (default: github annotations)")
+    cli_serve.add_parser(sub)
     sub.add_parser("rules", help="list the rules")
     explain = sub.add_parser("explain", help="print a rule's documentation")
     explain.add_argument("rule")
@@ -120,7 +121,7 @@ def _command(args: argparse.Namespace) -> int:
         print(f"{found} ({module.CODE}, {module.SEVERITY.label})\n")
         print(rule_text(module))
         return EXIT_OK
-    if args.command in ("lint", "dispatch"):
+    if args.command in ("lint", "dispatch", "serve"):
         for option in ("rev", "new_from_rev"):
             if getattr(args, option, None) == "":  # `--rev ""` (an unset variable) is no revision
                 print(f"benchbot: --{option.replace('_', '-')} needs a revision (got an empty string)",
@@ -132,6 +133,8 @@ def _command(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     if args.command == "dispatch":
         return _dispatch(args)
+    if args.command == "serve":
+        return cli_serve.run(args, _entry_hint)
     if args.command == "event":
         return _event(args)
     return _lint(args)

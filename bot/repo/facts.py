@@ -39,6 +39,9 @@ LAUNCHER_SHARE = 2  # deadlines one launcher may spend over all its entries
 TOTAL_SHARE = 15  # deadlines all evaluations of one lint may spend
 
 
+AFTER_SINK_STEPS = 5_000  # serve: steps a script may run after its server (InferenceX: 1,864 at most to the client)
+
+
 @dataclass(frozen=True)
 class Run:
     """One (entry, point, launcher) resolved to what it dispatches."""
@@ -105,6 +108,9 @@ class Facts:
     _overrides: dict[str, bytes] = field(default_factory=dict)
     # The reference scan (no entry) running out of a budget: script path -> what ran out.
     scan_budget_hits: dict[str, tuple[BudgetHit, ...]] = field(default_factory=dict)
+    # The serve sinks (``bot.serve.gather.sinks``): evaluations record servers, clients,
+    # written files and hand-off environments (``bot.shell.serving``). None for lint.
+    sinks: Callable[[list[Val]], tuple[str, int] | None] | None = None
 
     # ------------------------------------------------------------ shell files
     def script(self, path: str) -> ir.Script | None:
@@ -149,6 +155,9 @@ class Facts:
             unknown_names=lambda name: is_unknown_env(self.profile, name),
             observe=frozenset(self.profile.external_tools) | _jobs.COPIES,
             limits=Limits(self.profile.max_steps, self.profile.max_seconds, self.profile.max_value_bytes),
+            sinks=self.sinks,
+            stop_after=frozenset({"client"}) if self.sinks is not None else frozenset(),
+            after_sink_steps=AFTER_SINK_STEPS if self.sinks is not None else 0,
         )
 
     @cached_property
@@ -156,12 +165,13 @@ class Facts:
         """Benchmark scripts, excluded folders included: never followed as launchers."""
         return frozenset(self.tree.glob(self.profile.scripts))
 
-    def evaluate(self, launcher: str, env: dict[str, Val]) -> Result:
+    def evaluate(self, launcher: str, env: dict[str, Val], max_paths: int | None = None) -> Result:
         """Evaluate a launcher under env. Results are cached, keyed by the values of the env
         vars that influenced a branch or a dispatched path (``Result.relevant``)."""
         real = self.tree.resolve(launcher) or launcher
         # Checking a fix (overridden texts) has its own cache: one per set of texts.
-        slot = real + "".join(f"\0{p}\0{hashlib.sha1(t).hexdigest()}" for p, t in sorted(self._overrides.items()))
+        slot = real + (f"\0paths={max_paths}" if max_paths is not None else "")
+        slot += "".join(f"\0{p}\0{hashlib.sha1(t).hexdigest()}" for p, t in sorted(self._overrides.items()))
         cache = self._result_cache.setdefault(slot, [])
         for key, result in cache:
             if all(env.get(name) == value for name, value in key):
@@ -170,6 +180,8 @@ class Facts:
         if script is None:
             return Result([])
         opts = self.options()
+        if max_paths is not None:
+            opts.max_paths = min(opts.max_paths, max_paths)
         # One launcher's evaluations share a time budget (LAUNCHER_SHARE deadlines over all its
         # entries): a construct that eats each entry's whole deadline cannot multiply it by them.
         # and all launchers share TOTAL_SHARE deadlines, so that many hostile launchers cannot add up either.
@@ -264,9 +276,13 @@ class Facts:
         return self.tree.glob(self.profile.scripts)
 
 
-def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse) -> Facts:
+def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
+           sinks: Callable[[list[Val]], tuple[str, int] | None] | None = None, references: bool = True) -> Facts:
+    """The facts of a tree. ``sinks``: evaluate with the serve sinks on (``bot.serve``);
+    ``references``: scan every shell file for the scripts it names (dead-script; lint only)."""
     t0 = time.perf_counter()
     facts = Facts(tree, profile, parser)
+    facts.sinks = sinks
     prefetch = getattr(tree, "prefetch", None)
     config_paths = tree.glob(profile.configs, profile.configs_exclude)
     facts.launcher_files = tree.glob(profile.launchers)
@@ -302,7 +318,8 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse) -> Facts:
     t2 = time.perf_counter()
     _resolve_runs(facts)
     t3 = time.perf_counter()
-    scan_references(facts, _RepoFS(facts))
+    if references:
+        scan_references(facts, _RepoFS(facts))
     t4 = time.perf_counter()
     facts.jobs = _jobs.gather(facts)
     facts.timings = {"read": t1 - t0, "parse": t2 - t1, "resolve": t3 - t2, "references": t4 - t3,

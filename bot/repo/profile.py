@@ -30,7 +30,7 @@ ENV_COMMON: dict[str, str] = {
     "EXP_NAME": "{@exp-name}",
     "ISL": "{isl|}",
     "OSL": "{osl|}",
-    "MAX_MODEL_LEN": "?",
+    "MAX_MODEL_LEN": "{@max-model-len}",
     "SCENARIO_TYPE": "{@scenario}",
     "SCENARIO_SUBDIR": "{@scenario-subdir}",
     "IS_AGENTIC": "{@is-agentic}",
@@ -40,6 +40,8 @@ ENV_COMMON: dict[str, str] = {
     "EVAL_LIMIT": "?",
     "HF_TOKEN": "?",
     "KV_OFFLOADING": "{kv-offloading|}",
+    "KV_OFFLOAD_BACKEND": "{kv-offload-backend.name|}",
+    "TOTAL_CPU_DRAM_GB": "?",
     "DURATION": "?",
     "RESULT_FILENAME": "?",
 }
@@ -237,6 +239,12 @@ def _derived(name: str, entry: Entry, point: Point, node: str, label: str) -> Va
         if agentic:
             return (f"{prefix}_", *unknown("agentic run name"))
         return lit(f"{prefix}_{seq_name(point.seq.get('isl'), point.seq.get('osl'))}")
+    if name == "max-model-len":
+        # InferenceX's sweep generator: isl + osl + 256 (utils/matrix_logic/generate_sweep_configs.py)
+        isl, osl = point.seq.get("isl"), point.seq.get("osl")
+        if isinstance(isl, int) and isinstance(osl, int) and not isinstance(isl, bool) and not isinstance(osl, bool):
+            return lit(str(isl + osl + 256))
+        return unknown("$MAX_MODEL_LEN")
     if name == "conc":
         for key in ("conc-start", "conc", "conc-end"):
             if point.fields.get(key) is not None:

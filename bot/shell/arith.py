@@ -5,11 +5,16 @@ or an exponent beyond that is *unknown* (``9**9**9`` would otherwise be a number
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 LIMIT = 2**63  # bash's intmax_t
 MAX_EXPONENT = 63
 MAX_NESTING = 64
-_TOKEN = re.compile(r"\s*(?:(\d+)|(\*\*|[-+*/%()]))")
+_TOKEN = re.compile(r"\s*(?:(\d+)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$?([A-Za-z_][A-Za-z0-9_]*)"
+                    r"|(\*\*=?|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%]=|[-+*/%()<>!?:=,]))")
+_COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+            ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+Names = Callable[[str], "int | None"]  # a variable's integer value; None: unknown
 
 
 class Capped(Exception):
@@ -20,9 +25,16 @@ class _Invalid(Exception):
     pass
 
 
-def evaluate(text: str) -> int | None:
-    """The value of a literal arithmetic expression; None when it is not one (variables,
-    assignments, syntax we do not model). Raises ``Capped`` beyond 64 bits."""
+def _no_names(name: str) -> int | None:
+    return None
+
+
+def evaluate(text: str, names: Names = _no_names,
+             assigned: dict[str, int] | None = None) -> int | None:
+    """The value of an arithmetic expression; None when we cannot tell it (a variable whose
+    value is unknown, syntax we do not model). ``names`` gives variables' values;
+    assignments (``X = 2``, ``X += 1``, ``X++``) are collected into ``assigned``, applied by
+    the caller only when the whole expression has a value. Raises ``Capped`` beyond 64 bits."""
     tokens: list[str] = []
     pos = 0
     text = text.strip()
@@ -30,15 +42,18 @@ def evaluate(text: str) -> int | None:
         m = _TOKEN.match(text, pos)
         if m is None:
             return None
-        tokens.append(m.group(1) or m.group(2))
+        if m.group(2) or m.group(3):
+            tokens.append("$" + (m.group(2) or m.group(3)))
+        else:
+            tokens.append(m.group(1) or m.group(4))
         pos = m.end()
         while pos < len(text) and text[pos].isspace():
             pos += 1
     if not tokens:
         return None
-    parser = _Parser(tokens)
+    parser = _Parser(tokens, names, assigned if assigned is not None else {})
     try:
-        value = parser.expr(0)
+        value = parser.comma(0)
         if parser.i != len(tokens):
             return None
     except _Invalid:
@@ -47,9 +62,66 @@ def evaluate(text: str) -> int | None:
 
 
 class _Parser:
-    def __init__(self, tokens: list[str]) -> None:
+    def __init__(self, tokens: list[str], names: Names, assigned: dict[str, int]) -> None:
         self.tokens = tokens
         self.i = 0
+        self.names = names
+        self.assigned = assigned
+
+    def value_of(self, name: str) -> int:
+        if name in self.assigned:
+            return self.assigned[name]
+        v = self.names(name)
+        if v is None:
+            raise _Invalid
+        return v
+
+    def comma(self, depth: int) -> int:  # a, b
+        value = self.assign(depth)
+        while self.peek() == ",":
+            self.take()
+            value = self.assign(depth)
+        return value
+
+    def assign(self, depth: int) -> int:  # X = e, X op= e
+        tok = self.peek()
+        nxt = self.tokens[self.i + 1] if self.i + 1 < len(self.tokens) else None
+        if tok is not None and tok.startswith("$") and nxt in ("=", "+=", "-=", "*=", "/=", "%="):
+            self.i += 2
+            right = self.assign(depth + 1) if depth < MAX_NESTING else _too_deep()
+            name = tok[1:]
+            if nxt != "=":
+                old = self.value_of(name)
+                right = _binary(nxt[0], old, right)
+            self.assigned[name] = right
+            return right
+        return self.ternary(depth)
+
+    def ternary(self, depth: int) -> int:  # c ? a : b
+        cond = self.logical(depth)
+        if self.peek() == "?":
+            self.take()
+            a = self.assign(depth + 1) if depth < MAX_NESTING else _too_deep()
+            if self.take() != ":":
+                raise _Invalid
+            b = self.assign(depth + 1)
+            return a if cond else b
+        return cond
+
+    def logical(self, depth: int) -> int:  # && || (both sides evaluated: no side effects here)
+        value = self.compare(depth)
+        while self.peek() in ("&&", "||"):
+            op = self.take()
+            right = self.compare(depth)
+            value = int(bool(value) and bool(right)) if op == "&&" else int(bool(value) or bool(right))
+        return value
+
+    def compare(self, depth: int) -> int:  # < <= > >= == !=
+        value = self.expr(depth)
+        while self.peek() in _COMPARE:
+            op = self.take()
+            value = int(_COMPARE[op](value, self.expr(depth)))
+        return value
 
     def peek(self) -> str | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
@@ -74,13 +146,7 @@ class _Parser:
         while self.peek() in ("*", "/", "%"):
             op = self.take()
             right = self.power(depth)
-            if op == "*":
-                value = _cap(value * right)
-            elif right == 0:
-                raise _Invalid  # bash: division by 0
-            else:
-                q = abs(value) // abs(right) * (1 if (value >= 0) == (right >= 0) else -1)  # truncates, as C
-                value = q if op == "/" else value - q * right
+            value = _binary(op, value, right)
         return value
 
     def power(self, depth: int) -> int:  # ** (right-associative)
@@ -102,8 +168,21 @@ class _Parser:
         if tok in ("-", "+"):
             v = self.unary(depth + 1)
             return -v if tok == "-" else v
+        if tok == "!":
+            return int(not self.unary(depth + 1))
+        if tok in ("++", "--") and (self.peek() or "").startswith("$"):
+            name = self.take()[1:]
+            v = self.value_of(name) + (1 if tok == "++" else -1)
+            self.assigned[name] = v
+            return v
+        if tok.startswith("$"):
+            name = tok[1:]
+            v = self.value_of(name)
+            if self.peek() in ("++", "--"):
+                self.assigned[name] = v + (1 if self.take() == "++" else -1)
+            return v
         if tok == "(":
-            v = self.expr(depth + 1)
+            v = self.comma(depth + 1)
             if self.take() != ")":
                 raise _Invalid
             return v
@@ -130,3 +209,16 @@ def _cap(v: int) -> int:
 
 def _too_deep() -> int:
     raise Capped("nesting")
+
+
+def _binary(op: str, a: int, b: int) -> int:
+    if op == "+":
+        return _cap(a + b)
+    if op == "-":
+        return _cap(a - b)
+    if op == "*":
+        return _cap(a * b)
+    if b == 0:
+        raise _Invalid  # bash: division by 0
+    q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)  # truncates, as C
+    return q if op == "/" else a - q * b

@@ -217,6 +217,7 @@ class WordLexer:
             name = m.group(0)
             k = m.end()
         op = ""
+        index = ""
         if k < end and t[k] == "[":
             close = t.find("]", k, end)
             close = end - 1 if close < 0 else close
@@ -229,7 +230,7 @@ class WordLexer:
                 return ir.Param(name, "[", None, None, quoted)
             if prefix:
                 return ir.Param(name, "len" if prefix == "#" else "!", None, None, quoted)
-            return ir.Param(name, "", None, None, quoted)
+            return ir.Param(name, "", None, None, quoted, index if index in ("@", "*") else "")
         found = next((o for o in _PARAM_OPS if t.startswith(o, k)), None)
         if op == "[":  # parse.py keeps "[" and whatever follows the operator as the argument
             k += len(found) if found else 0

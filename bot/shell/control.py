@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from bot.shell import ir
 from bot.shell.core import Core
 from bot.shell.state import Exited, State, Var, join, join_live
+from bot.shell.varmap import VarMap
 from bot.shell.values import (
     EMPTY,
     Val,
@@ -200,14 +201,26 @@ class Control(Core):
                 continue
             enter = (s.status == 0) != stmt.until
             if enter:
+                before = s.vars.copy()
                 ran = self.block(stmt.body, [s])
                 for r in ran:
+                    again = r.flow in (None, "continue")  # a path that may run the body again
                     if r.flow in ("break", "continue"):
                         r.flow = None
-                    # variables assigned in the loop body may take other values later
+                    if again:
+                        _widen(r, before)
                     r.status = 0
                 out.extend(ran)
             else:
                 s.status = 0
                 out.append(s)
         return self.bound(out)
+
+
+def _widen(st: State, before: VarMap[Var]) -> None:
+    """After one run of a loop body that may run again: what it assigned may take other
+    values in later iterations (``X+=",$n"``), so it is unknown, never the first value."""
+    for name, now, then in st.vars.diff(before):
+        if now is None or now is then or (then is not None and now.value == then.value):
+            continue
+        st.setvar(name, Var(unknown(f"${name} (set in a loop)"), now.exported, now.origin, (), now.deps))

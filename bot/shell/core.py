@@ -17,7 +17,7 @@ from bot.shell.options import (
     PathResult,
     Result,
 )
-from bot.shell.state import Loc, State, Var, join
+from bot.shell.state import Loc, Served, State, Var, join
 from bot.shell.values import (
     EMPTY,
     Pat,
@@ -27,11 +27,16 @@ from bot.shell.values import (
     lit,
     unknown,
 )
+from bot.shell.varmap import VarMap
 from bot.shell.wordops import (
     _describe,
     _join_words,
     _redirects_stdout,
 )
+
+
+class SinkDone(Exception):
+    """Enough steps after a server sink (``Options.after_sink_steps``): the evaluation ends."""
 
 
 class Core:
@@ -56,6 +61,12 @@ class Core:
         self._assigned: dict[tuple[object, ...], Var] = {}
         self._interned: dict[tuple[object, ...], Var] = {}
         # (command, its words) -> (observed command, script found): the same on every path
+        self._lines: list[int] = []  # per word of the command running: its line (``Options.sinks``)
+        self._in_client = 0
+        self._inputs: dict[str, Var] = {}  # the variables of the env the evaluation started with
+        self._initial: VarMap[Var] = VarMap()  # and the map that held them
+        self._sunk: list[Served] = []  # every Served event, in order (kept when the evaluation ends early)
+        self._stop_at: int | None = None  # the step count at which it does (``Options.after_sink_steps``)
         self._external_memo: dict[tuple[int, tuple[Val, ...]], tuple[str | None, tuple[str, int, str] | None]] = {}
 
     # ------------------------------------------------------------ dependencies
@@ -79,8 +90,11 @@ class Core:
     def run(self, script: ir.Script, env: Mapping[str, Val], argv0: str | None = None) -> Result:
         st = State()
         st.file = script.path
+        self._inputs = {}
         for name, value in env.items():
-            st.setvar(name, Var(value, True, None, (), frozenset((name,))))
+            self._inputs[name] = var = Var(value, True, None, (), frozenset((name,)))
+            st.setvar(name, var)
+        self._initial = st.vars.copy()
         st.setvar("0", Var(lit(argv0 or script.path), False, None))
         self.bound_hit = False
         self.relevant = set()
@@ -89,8 +103,14 @@ class Core:
         self._assigned = {}
         self._interned = {}
         self._at = (script.path, None)
+        self._sunk = []
+        self._stop_at = None
         try:
             states = self.block(script.body, [st])
+        except SinkDone:
+            return Result([PathResult(tuple(dict.fromkeys(self._sunk)), False)], self.bound_hit,
+                          frozenset(self.relevant), [*self.notes, "stopped after the server command"],
+                          tuple(self.budget.hits))
         except BudgetExceeded as e:
             return Result([], self.bound_hit, frozenset(self.relevant), list(self.notes),
                           (*self.budget.hits, e.hit))
@@ -120,6 +140,8 @@ class Core:
         b = self.budget
         b.steps += n
         if b.steps >= b._next_check:
+            if self._stop_at is not None and b.steps >= self._stop_at:
+                raise SinkDone
             path, line, detail = self._where()
             b.step(path, line, detail, 0)
 
@@ -248,7 +270,15 @@ class Core:
             st.status = 0
             return [st]
         if isinstance(stmt, ir.ArithCmd):
-            st.status = None
+            text = stmt.text.strip()
+            if text.startswith("((") and text.endswith("))"):
+                self._push()
+                v = self.arith(text[2:-2], st)
+                self._control(self._pop())
+                k = known(v)
+                st.status = (0 if k != "0" else 1) if k is not None else None
+            else:
+                st.status = None
             return [st]
         # Opaque
         st.status = None
@@ -267,7 +297,8 @@ class Core:
             old = st.vars.get(name)
             if a.value is None and a.array is None:
                 if old is not None:
-                    st.setvar(name, Var(old.value, old.exported or export, old.origin, old.parts, old.deps))
+                    st.setvar(name, Var(old.value, old.exported or export, old.origin, old.parts, old.deps, old.items,
+                                        old.segments))
                 elif is_local:
                     st.setvar(name, Var(EMPTY, False, Loc(st.file, a.pos.line, a.pos.col)))
                 # ``export X`` with X unset leaves it unset
@@ -281,24 +312,35 @@ class Core:
         if name.endswith("[]"):
             return
         self._push()
-        if a.array is not None:
+        items = None
+        segments: tuple[tuple[int, int], ...] | None = None
+        if a.array is not None and self.opt.sinks is not None:
+            items = self.array_items(a, st)
+            value = self._cap(_join_words([v for v, _ in items]), st)
+        elif a.array is not None:
             vals = [self.expand(w, st) for w in a.array]
             value = _join_words(vals)
         else:
             assert a.value is not None
-            value = self.expand(a.value, st)
-        if a.append:
+            if self.opt.sinks is not None:
+                value, segments = self.expand_segments(a.value, st)
+            else:
+                value = self.expand(a.value, st)
+        if a.append and items is None:
             old = st.vars.get(name)
             value = self._cap(concat(old.value if old else EMPTY, value), st)
             if old is not None and self._frames:
                 self._frames[-1].update(old.deps)
+            if segments is not None:
+                segments = _seg_join(old.segments if old is not None else (), old.value if old else EMPTY,
+                                     segments, a.pos.line)
         deps = self._pop()
         parts = self._var_parts(a.value, st) if a.value is not None else ()
         # One object for equal assignments on different paths: a join skips what paths share.
-        key = (value, exported, st.file, a.pos.line, a.pos.col, parts, deps)
+        key = (value, exported, st.file, a.pos.line, a.pos.col, parts, deps, items, segments)
         var = self._assigned.get(key)
         if var is None:
-            var = Var(value, exported, Loc(st.file, a.pos.line, a.pos.col), parts, deps)
+            var = Var(value, exported, Loc(st.file, a.pos.line, a.pos.col), parts, deps, items, segments)
             self._assigned[key] = var
         st.setvar(name, var)
 
@@ -315,6 +357,25 @@ class Core:
         return tuple(dict.fromkeys(out))
 
     # ----------------------------------------------------- defined by the mixins
+    def array_items(self, a: ir.Assign, st: State) -> tuple[tuple[Val, int], ...]:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def fields_of(self, w: ir.Word, st: State) -> tuple[list[Val], list[int]]:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def expand_segments(self, w: ir.Word, st: State) -> tuple[Val, tuple[tuple[int, int], ...]]:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def sink(self, cmd: ir.Command, argv: list[Val], lines: list[int], st: State,
+             function: bool = False) -> str | None:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def wrote(self, cmd: ir.Command, st: State) -> bool:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def handed(self, cmd: ir.Command, argv: list[Val], idx: int, target: Val, loc: Loc, st: State) -> None:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
     def _linear(self, stmt: ir.If | ir.Case | ir.AndOr | ir.While, st: State) -> list[State]:
         raise NotImplementedError  # pragma: no cover - defined by a mixin
 
@@ -360,6 +421,12 @@ class Core:
     def expand(self, word: ir.Word, st: State) -> Val:
         raise NotImplementedError  # pragma: no cover - defined by a mixin
 
+    def arith(self, text: str, st: State) -> Val:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+    def part(self, p: ir.Part, st: State) -> Val:
+        raise NotImplementedError  # pragma: no cover - defined by a mixin
+
     def pattern(self, word: ir.Word, st: State) -> Pat:
         raise NotImplementedError  # pragma: no cover - defined by a mixin
 
@@ -368,3 +435,16 @@ class Core:
 
     def unary(self, op: str, value: Val, st: State) -> bool | None:
         raise NotImplementedError  # pragma: no cover - defined by a mixin
+
+
+def _seg_join(old: tuple[tuple[int, int], ...] | None, old_value: Val, new: tuple[tuple[int, int], ...],
+              line: int) -> tuple[tuple[int, int], ...]:
+    """The segments of ``X+=...``: the old value's, then the appended text's."""
+    if old is None:
+        old = ((_width(old_value), line),) if old_value else ()
+    return (*old, *new)
+
+
+def _width(v: Val) -> int:
+    """A value's length with each unknown part counted as one character (as segments count)."""
+    return sum(len(p) if isinstance(p, str) else 1 for p in v)

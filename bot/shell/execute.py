@@ -46,13 +46,27 @@ class Execute(Core):
                     status = st.status
             st.status = status
             return [st] if st.flow is None or st.flow == "exit" else [st]
-        if st.out is None and _inert(cmd) and cmd.words[0].literal() not in self.opt.observe:
+        serving = self.opt.sinks is not None
+        if serving and cmd.redirects and self.wrote(cmd, st):
+            st.status = 0
+            return [st]
+        if st.out is None and _inert(cmd) and cmd.words[0].literal() not in self.opt.observe \
+                and not (serving and cmd.words[0].literal() in ("python", "python3")):
             # An external utility that cannot run a script, change a variable or exit the
             # shell: its only effect here is an unknown exit status.
             st.status = None
             return [st]
         self._push()
-        argv = [self.expand(w, st) for w in cmd.words]
+        lines: list[int] = []
+        if serving:
+            argv, widx = [], []
+            for i, w in enumerate(cmd.words):
+                fields, at = self.fields_of(w, st)
+                argv.extend(fields)
+                lines.extend(at)
+                widx.extend([i] * len(fields))
+        else:
+            argv = [self.expand(w, st) for w in cmd.words]
         # Kept for the commands whose words decide something (a dispatched script, a
         # sourced file, a test, a function to call): they call ``_significant``.
         self._cmd_deps = self._pop()
@@ -60,7 +74,9 @@ class Execute(Core):
             self._control(self._cmd_deps)
         if st.flow is not None:
             return [st]
-        argv, widx = _split_fields(argv, cmd.words)
+        if not serving:
+            argv, widx = _split_fields(argv, cmd.words)
+        self._lines = lines
         if not argv:
             st.status = 0
             return [st]
@@ -177,6 +193,14 @@ class Execute(Core):
             return self.decl(ir.Decl(name, tuple(assigns), (), cmd.pos), st)
         if name in st.funcs:
             self._significant()  # arguments become $1.. inside the function
+            if self.opt.sinks is not None and self.sink(cmd, argv, self._lines, st, function=True) is not None:
+                if st.flow is not None:
+                    return [st]  # the path ends at this sink (``Options.stop_after``)
+                self._in_client += 1  # what the client's body runs is part of the client
+                try:
+                    return self.call(name, args, st)
+                finally:
+                    self._in_client -= 1
             return self.call(name, args, st)
         return self.external(cmd, argv, st, widx)
 

@@ -249,12 +249,34 @@ class Expand(Core):
         return unknown("$(...)")
 
     def arith(self, text: str, st: State) -> Val:
+        assigned: dict[str, int] = {}
         try:
-            value = _arith.evaluate(text)
+            value = _arith.evaluate(text, lambda name: self._arith_name(name, st), assigned)
         except _arith.Capped as e:
             self._hit("arithmetic beyond 64 bits", st, f"$(({text.strip()[:40]})): {e}")
             return unknown("$((...)) beyond 64 bits")
-        return lit(str(value)) if value is not None else unknown("$((...))")
+        if value is None:
+            return unknown("$((...))")
+        for name, v in assigned.items():
+            old = st.vars.get(name)
+            st.setvar(name, Var(lit(str(v)), old.exported if old else False, old.origin if old else None))
+        return lit(str(value))
+
+    def _arith_name(self, name: str, st: State) -> int | None:
+        """A variable in arithmetic: its integer value; unset or empty is 0, as in bash."""
+        value = self.lookup(name, st)
+        if value is None:
+            return 0
+        k = known(value)
+        if k is None:
+            return None
+        k = k.strip()
+        if not k:
+            return 0
+        try:
+            return int(k, 0) if not (len(k) > 1 and k.startswith("0") and k.isdigit()) else int(k, 8)
+        except ValueError:
+            return None
 
     # --------------------------------------------------------------- tests
     def test(self, expr: ir.TestExpr | None, st: State) -> bool | None:

@@ -51,6 +51,7 @@ class Param:
     arg: Word | None = None
     arg2: Word | None = None
     quoted: bool = False
+    index: str = ""  # "@" or "*" for ``${X[@]}`` / ``${X[*]}`` (the whole array)
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,7 @@ class Redirect:
     op: str  # > >> < 2> >& <<  <<< ...
     fd: int | None
     target: Word | None
+    body: Word | None = None  # a here-document's text (expansions as parts unless its delimiter is quoted)
 
 
 @dataclass(frozen=True)

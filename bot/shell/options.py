@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 from bot.shell import ir
 from bot.shell.budget import BudgetHit, Limits
-from bot.shell.state import Dispatch, Event, Exited, Ran, Sourced
+from bot.shell.state import Dispatch, Event, Exited, Handed, Ran, Served, Sourced, Wrote
+from bot.shell.values import Val
 
 SHELLS = frozenset({"bash", "sh", "dash", "zsh"})
 # Commands that run their argument command (options first).
@@ -66,6 +67,15 @@ class Result:
     def ran(self) -> list[Ran]:
         return list(dict.fromkeys(e for p in self.paths for e in p.events if isinstance(e, Ran)))
 
+    def served(self) -> list[Served]:
+        return list(dict.fromkeys(e for p in self.paths for e in p.events if isinstance(e, Served)))
+
+    def handed(self) -> list[Handed]:
+        return list(dict.fromkeys(e for p in self.paths for e in p.events if isinstance(e, Handed)))
+
+    def wrote(self) -> list[Wrote]:
+        return list(dict.fromkeys(e for p in self.paths for e in p.events if isinstance(e, Wrote)))
+
     def sourced(self) -> list[Sourced]:
         seen: dict[Sourced, None] = {}
         for p in self.paths:
@@ -111,3 +121,14 @@ class Options:
     observe: frozenset[str] = frozenset()
     # Steps, deadline and bytes per value of one evaluation (``bot.shell.budget``).
     limits: Limits = field(default_factory=Limits)
+    # Commands to record as ``Served`` events (``bot.shell.serving``): called with the words of
+    # every external command and function call, returns (kind, index of the first argument)
+    # or None. Also turns on arrays by element, ``Wrote`` and ``Handed`` events.
+    sinks: Callable[[list[Val]], tuple[str, int] | None] | None = None
+    # Sink kinds that end their path once recorded (``client``: what a script does after its
+    # benchmark client, evaluations and cleanup, starts nothing the serve model needs).
+    stop_after: frozenset[str] = frozenset()
+    # Steps the evaluation may go on once a server sink is recorded (0: no limit). What a
+    # script does long after starting its server (eval harnesses, artifact uploads) cannot
+    # change the server; the evaluation ends there, keeping what the sinks recorded.
+    after_sink_steps: int = 0

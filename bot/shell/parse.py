@@ -171,12 +171,24 @@ class _Converter(WordConverter):
                 gap = self.text_between(body.end_byte, first_redirect.start_byte)
                 gap = gap.replace("\\\r\n", " ").replace("\\\n", " ")  # line continuations are blanks
                 extra += [ir.Word((ir.Lit(w),), _pos(body)) for w in gap.split()]
-            redirs = tuple(self.redirect(c, extra) for c in n.children_by_field_name("redirect"))
+            redirs = tuple(r for c in n.children_by_field_name("redirect") for r in self.redirects(c, extra))
             inner_stmt = self.stmt(body) if body is not None else None
             if inner_stmt is None:
                 return None
             return _attach(inner_stmt, redirs, tuple(extra), pos)
-        if t in ("c_style_for_statement", "select_statement"):
+        if t == "c_style_for_statement":
+            # ``for ((i = 0; i < N; i++))``: the initializer, then a loop on the condition whose
+            # body ends with the update (all arithmetic; a part we cannot read is opaque)
+            body = n.child_by_field_name("body")
+            parts = {f: [self.text(c) for c in n.children_by_field_name(f)] for f in ("initializer", "condition",
+                                                                                         "update")}
+            init = [ir.ArithCmd(f"(({x}))", pos) for x in parts["initializer"]]
+            test: ir.Stmt = (ir.ArithCmd(f"(({parts['condition'][0]}))", pos) if len(parts["condition"]) == 1
+                             else ir.Opaque(t, pos))
+            update = [ir.ArithCmd(f"(({x}))", pos) for x in parts["update"]]
+            loop = ir.While((test,), (*self.block(body), *update), False, pos)
+            return ir.Group((*init, loop), False, (), pos) if init else loop
+        if t == "select_statement":
             body = n.child_by_field_name("body")
             return ir.While((ir.Opaque(t, pos),), tuple(self.block(body)), False, pos)
         if t == "ERROR":
@@ -284,7 +296,7 @@ class _Converter(WordConverter):
             elif c.type == "command_name":
                 words.append(self.word(c.named_children[0] if c.named_children else c))
             elif c.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
-                redirs.append(self.redirect(c, words))
+                redirs.extend(self.redirects(c, words))
             elif c.is_named and c.type not in _SKIP:
                 words.append(self.word(c))
         return ir.Command(tuple(words), tuple(assigns), tuple(redirs), _pos(n))
@@ -303,13 +315,27 @@ class _Converter(WordConverter):
         value = self.word(value_node) if value_node is not None else ir.Word((ir.Lit(""),), _pos(n))
         return ir.Assign(name, value, _pos(n), append)
 
+    def redirects(self, n: Node, extra: list[ir.Word] | None = None) -> list[ir.Redirect]:
+        """A redirection, and the file redirections tree-sitter nests in a here-document's
+        (``cat <<EOF > f``)."""
+        nested = [c for c in n.children if c.type == "file_redirect"] if n.type == "heredoc_redirect" else []
+        return [self.redirect(n, extra), *(self.redirect(c, extra) for c in nested)]
+
     def redirect(self, n: Node, extra: list[ir.Word] | None = None) -> ir.Redirect:
         """A redirection; words tree-sitter hangs after its target (``grep 2>/dev/null -q x``,
         tree-sitter-bash#233) are command arguments and go to ``extra``."""
         op = ""
         fd: int | None = None
         target: ir.Word | None = None
+        body: ir.Word | None = None
         for c in n.children:
+            if c.type == "heredoc_body":
+                start = next((x for x in n.children if x.type == "heredoc_start"), None)
+                delim = self.text(start) if start is not None else ""
+                body = self.heredoc(c, literal=any(q in delim for q in "'\"\\"))
+                continue
+            if c.type == "file_redirect":
+                continue  # nested in a here-document's: its own redirection (``redirects``)
             if target is not None and c.is_named and c.type not in _SKIP and c.type != "heredoc_start" \
                     and extra is not None:
                 extra.append(self.word(c))
@@ -325,7 +351,7 @@ class _Converter(WordConverter):
                 target = ir.Word((ir.Lit(self.text(c)),), _pos(c))
             elif c.type not in _SKIP and target is None:
                 target = self.word(c)
-        return ir.Redirect(op, fd, target)
+        return ir.Redirect(op, fd, target, body)
 
     # ----------------------------------------------------------------- tests
     def bracket_test(self, n: Node) -> ir.TestExpr | None:

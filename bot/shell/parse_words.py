@@ -118,10 +118,29 @@ class WordConverter:
         if end > start:
             out.append(ir.Lit(_unescape_dq(self.src[start:end].decode("utf-8", "replace")), True))
 
+    def heredoc(self, n: Node, literal: bool) -> ir.Word:
+        """A here-document's text: verbatim under a quoted delimiter (``<<'EOF'``), else
+        with its expansions (the text between them keeps backslash escapes of ``$``, `` ` ``, ``\\``)."""
+        if literal:
+            return ir.Word((ir.Lit(self.text(n), True),), _pos(n))
+        out: list[ir.Part] = []
+        start = n.start_byte
+        for c in n.named_children:
+            if c.type == "heredoc_content":
+                continue
+            if c.start_byte > start:
+                out.append(ir.Lit(_unescape_heredoc(self.text_between(start, c.start_byte)), True))
+            self._parts(c, out, quoted=True)
+            start = c.end_byte
+        if n.end_byte > start:
+            out.append(ir.Lit(_unescape_heredoc(self.text_between(start, n.end_byte)), True))
+        return ir.Word(tuple(_merge(out)), _pos(n))
+
     def expansion(self, n: Node, quoted: bool) -> ir.Param:
         children = [c for c in n.children if c.type not in ("${", "}")]
         name = ""
         op = ""
+        index = ""
         args: list[list[Node]] = []
         starts: list[int] = []  # where each argument's text begins (just after its operator)
         prefix_ops: list[str] = []
@@ -132,9 +151,11 @@ class WordConverter:
                 sub = c.child_by_field_name("name")
                 idx = c.child_by_field_name("index")
                 name = self.text(sub) if sub is not None else ""
-                index = self.text(idx) if idx is not None else ""
-                if index not in ("@", "*"):
+                sub_index = self.text(idx) if idx is not None else ""
+                if sub_index not in ("@", "*"):
                     op = "["
+                else:
+                    index = sub_index
             elif not c.is_named:
                 tok = c.type
                 if not name and tok in ("#", "!"):
@@ -163,6 +184,8 @@ class WordConverter:
             op = "len" if prefix_ops[0] == "#" else "!"
         if op == "[" and not args:
             return ir.Param(name, "[", None, None, quoted)
+        if index and not op and not prefix_ops:
+            return ir.Param(name, "", None, None, quoted, index)
 
         def to_word(nodes: list[Node], start: int) -> ir.Word | None:
             if not nodes:
@@ -190,3 +213,19 @@ class WordConverter:
                 op = "/" + first[0] if first[0] != "/" else "//"
                 arg = ir.Word((ir.Lit(first[1:], arg.parts[0].quoted),) + arg.parts[1:], arg.pos)
         return ir.Param(name, op, arg, arg2, quoted)
+
+
+def _unescape_heredoc(text: str) -> str:
+    """Backslashes in an unquoted here-document quote only ``$``, `` ` ``, ``\\`` and a newline."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] in "$`\\\n":
+            if text[i + 1] != "\n":
+                out.append(text[i + 1])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)

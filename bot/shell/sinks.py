@@ -31,6 +31,9 @@ class Sinks(Core):
     def external(self, cmd: ir.Command, argv: list[Val], st: State,
                  widx: list[int] | None = None) -> list[State]:
         """A command we do not model: look for a dispatched script, then give up on it."""
+        if self.opt.sinks is not None and self.sink(cmd, argv, self._lines, st) is not None:
+            st.status = None
+            return [st]
         memo_key = (id(cmd), tuple(argv))
         memo = self._external_memo.get(memo_key)
         if memo is None:
@@ -140,6 +143,8 @@ class Sinks(Core):
             if not var_parts:
                 var_parts = self._var_parts(word, st)
         st.emit(Dispatch(target, raw, loc, built_at, via, var_parts))
+        if self.opt.sinks is not None:
+            self.handed(cmd, argv, idx, target, loc, st)
         path = known(target)
         if path and self.opt.follow is not None and self.opt.follow(path):
             if st.depth < self.opt.max_depth:

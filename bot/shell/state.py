@@ -63,7 +63,58 @@ class Ran:
     deps: frozenset[str] = frozenset()  # the environment variables its words derive from
 
 
-Event = Dispatch | Sourced | Exited | Ran
+@dataclass(frozen=True)
+class Wrote:
+    """A file the script writes (``cat > F <<EOF``, ``echo ... >> F``); recorded only where
+    the evaluator is asked to (``Options.sinks``). ``content`` is unknown when the command
+    is not one whose output we can tell."""
+
+    target: Val  # normalized, as ``Dispatch.target``
+    content: Val
+    append: bool
+    loc: Loc
+    raw: Val = ()  # the target as written (``$CFG``'s value before normalization)
+
+
+@dataclass(frozen=True)
+class Served:
+    """A command ``Options.sinks`` recognised (a server, a benchmark client), with what it
+    starts with: its words, the line each came from, and its environment."""
+
+    kind: str  # what the sink said (an engine, "client")
+    start: int  # the index of the first argument after the launch words
+    argv: tuple[Val, ...]
+    lines: tuple[Loc, ...]  # per word: where it was written (an array element, a variable, the word)
+    env: tuple[tuple[str, Val], ...]  # exported variables and the command's inline assignments
+    plain: tuple[tuple[str, Val, Loc], ...]  # set but not exported: they never reach the command
+    files: tuple[Wrote, ...]  # what the path wrote before the command, last write per file
+    loc: Loc
+    # The evaluation's own env reaches the command too, but for ``dropped`` (as ``Handed``).
+    dropped: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Handed:
+    """The environment a dispatched script starts with (``Options.sinks`` only): what the
+    launcher exports, or, across a container boundary, what crosses it (``docker run -e X``,
+    ``srun --export=NONE,X=1``). ``complete`` is False when more may cross than we can
+    tell (``--env-file F``, an unknown ``-e`` word)."""
+
+    target: Val
+    loc: Loc
+    env: tuple[tuple[str, Val], ...]
+    complete: bool = True
+    boundary: str = ""  # "docker", "srun --export", ... ("" when the env is the launcher's own)
+    # Variables passed on as the evaluation got them are not in ``env`` (their values are the
+    # caller's, so that a result cached for another env of equal relevant values stays right):
+    # with ``inherit_all`` every one of them except ``dropped`` (unset, unexported, changed),
+    # else only those named in ``inherited`` (``docker run -e X``).
+    inherited: tuple[str, ...] = ()
+    inherit_all: bool = False
+    dropped: tuple[str, ...] = ()
+
+
+Event = Dispatch | Sourced | Exited | Ran | Wrote | Served | Handed
 
 
 @dataclass(frozen=True)
@@ -73,11 +124,18 @@ class Var:
     origin: Loc | None = None
     parts: tuple[tuple[str, str], ...] = ()  # vars (name, known value) the assignment used
     deps: frozenset[str] = frozenset()  # the environment variables the value derives from
+    # An array's elements, each with the line of the word it came from (``value`` joins them
+    # with blanks); None for a plain variable. Kept only where the evaluator is asked to
+    # (``Options.sinks``): ``"${X[@]}"`` then expands to one word per element.
+    items: tuple[tuple[Val, int], ...] | None = None
+    # Where each piece of ``value`` was written: (length, line) over its text with unknown
+    # parts counted as one character; None when not tracked (``Options.sinks`` only).
+    segments: tuple[tuple[int, int], ...] | None = None
 
     def __hash__(self) -> int:  # computed once: paths hash their variables as they set them
         h: int | None = self.__dict__.get("_hash")
         if h is None:
-            h = hash((self.value, self.exported, self.origin, self.parts, self.deps))
+            h = hash((self.value, self.exported, self.origin, self.parts, self.deps, self.items, self.segments))
             object.__setattr__(self, "_hash", h)
         return h
 
@@ -86,8 +144,9 @@ class Var:
             return True
         if not isinstance(other, Var):
             return NotImplemented
-        return hash(self) == hash(other) and (self.value, self.exported, self.origin, self.parts, self.deps) == (
-            other.value, other.exported, other.origin, other.parts, other.deps)
+        return hash(self) == hash(other) and (self.value, self.exported, self.origin, self.parts, self.deps,
+                                              self.items, self.segments) == (
+            other.value, other.exported, other.origin, other.parts, other.deps, other.items, other.segments)
 
 
 def merged_var(name: str, va: Var | None, vb: Var | None) -> Var:

@@ -70,7 +70,9 @@ def test_env_for_single_and_multinode() -> None:
     assert known(env["SCENARIO_SUBDIR"]) == "fixed_seq_len/"
     assert known(env["EXP_NAME"]).startswith(str(single.fields["model-prefix"]) + "_")  # type: ignore[union-attr]
     assert "IS_MULTINODE" not in env and "TP" in env
-    assert isinstance(env["MAX_MODEL_LEN"][0], Unk)
+    seq = single.points[0].seq
+    assert known(env["MAX_MODEL_LEN"]) == str(seq["isl"] + seq["osl"] + 256)  # InferenceX's sweep generator rule
+    assert isinstance(env["HF_TOKEN"][0], Unk)
     menv = build_env(Profile(), multi, multi.points[0], "gb200-nv_0", "gb200")
     assert known(menv["IS_MULTINODE"]) == "true" and "PREFILL_TP" in menv and "TP" not in menv
     assert known(menv["CONFIG_FILE"]) == "recipes/trtllm/gb200-fp4/8k1k/ctx1_gen2_dep8.yaml"

@@ -1,0 +1,56 @@
+"""``python -m bot serve``: the server (and client) command each entry really starts."""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import sys
+from collections.abc import Callable
+
+from bot.config import ConfigError, load_config
+from bot.repo.tree import TreeError, open_tree
+from bot.report import visible
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = sub.add_parser("serve", help="show the server and client commands each entry starts")
+    serve.add_argument("path", nargs="?", default=".", help="repo root (default: .; found upwards from a subfolder)")
+    serve.add_argument("--rev", help="a git revision of PATH instead of its work tree")
+    serve.add_argument("--entry", action="append", help="only these entries (repeatable; glob patterns)")
+    serve.add_argument("--all-points", action="store_true",
+                       help="every concurrency of every search-space point (default: the first of each)")
+    serve.add_argument("--format", choices=("text", "json"), default="text")
+    serve.add_argument("--config", help="configuration file")
+
+
+def run(args: argparse.Namespace, entry_hint: Callable[[list[str], str], str]) -> int:
+    from bot.repo.facts import gather
+    from bot.report.serve import text_lines, to_json
+    from bot.serve.gather import gather as gather_serve
+    from bot.serve.gather import sinks
+
+    try:
+        tree = open_tree(args.path, args.rev)
+        conf = load_config(tree, args.config)
+    except (TreeError, ConfigError) as exc:
+        print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
+    tree.limit(conf.max_file_bytes)
+    facts = gather(tree, conf.profile, sinks=sinks(), references=False)
+    names = [e.name for e in facts.entries]
+    for pattern in args.entry or ():
+        if not any(fnmatch.fnmatchcase(name, pattern) for name in names):
+            print(visible(f"benchbot: no entry matches {pattern} ({entry_hint(names, pattern)})"), file=sys.stderr)
+            return EXIT_USAGE
+    entries = [e for e in facts.entries if not args.entry or any(fnmatch.fnmatchcase(e.name, p) for p in args.entry)]
+    launches = list(gather_serve(facts, entries, all_points=args.all_points))
+    if args.format == "json":
+        print(json.dumps(to_json(launches), indent=2))
+    else:
+        for line in text_lines(launches):
+            print(line)
+    return EXIT_OK
+

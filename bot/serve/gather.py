@@ -1,0 +1,239 @@
+"""What each (entry, point, launcher) serves: the chain followed into the benchmark script.
+
+For every entry and search-space point the launcher is evaluated under the entry's env
+with the serve sinks on (``bot.shell.serving``); each benchmark script it dispatches is
+then evaluated under the environment that reaches it (``Handed``: the launcher's exports,
+or what crosses ``docker run -e`` / ``srun --export``). The server and client commands the
+script starts (``Served``) are normalized by :func:`bot.serve.normalize`. Entries handed
+to an external tool read their engine args from the recipe (:mod:`bot.serve.multinode`).
+
+Facts only: nothing here says a command is wrong. What could not be resolved is kept
+as a reason, never guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+from bot.repo.configs import Entry, Point
+from bot.repo.facts import Facts
+from bot.serve import detect, normalize, normalize_client
+from bot.serve.model import MARK, Command, File, Tok, engine_env
+from bot.shell.evaluate import Handed, Loc, Result, Served
+from bot.shell.values import Val, known, lit, render
+
+# The run serve models is the benchmark (throughput) run, not an eval-only one: in
+# InferenceX ``EVAL_ONLY=true`` starts the server with an eval context length instead.
+SERVE_ENV = {"EVAL_ONLY": "false"}
+# Helper functions (benchmark_lib.sh) that run the benchmark client: fixed-length and agentic.
+CLIENT_FUNCTIONS = frozenset({"run_benchmark_serving", "run_agentic_replay_and_write_outputs"})
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One (entry, point, launcher): the script it runs and what that script serves."""
+
+    entry: Entry
+    point: Point
+    conc: str | None  # the concurrency the point runs at (its first, unless every one is asked for)
+    launcher: str
+    script: str | None
+    server: Command | None
+    client: Command | None
+    others: tuple[Command, ...] = ()  # further server commands (other paths, several servers)
+    handoff: str = ""  # the boundary the script's env crosses ("docker", "srun --export", "")
+    env_complete: bool = True  # False when more may cross than we can tell (``--env-file``)
+    # Engine-style variables the script sets without ``export``: they never reach the server.
+    unexported: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # name -> (value, "path:line")
+    reasons: tuple[str, ...] = ()  # why ``server`` is missing
+    recipe: str | None = None  # multinode: the recipe file the engine args come from
+    workers: Mapping[str, Command] = field(default_factory=dict)  # multinode: "prefill" / "decode" / ...
+
+
+def engine_of(entry: Entry) -> str:
+    """The engine an entry's framework names (for counting what was not found)."""
+    fw = str(entry.fields.get("framework") or "").lower()
+    for key, engine in (("sglang", "sglang"), ("vllm", "vllm"), ("trt", "trtllm"), ("atom", "atom")):
+        if key in fw:
+            return engine
+    return fw or "unknown"
+
+
+# Paths a benchmark script's evaluation keeps apart (fewer than a launcher's: forks in its
+# setup helpers, ``pip install ... || ...``, rarely change the server command; merged paths
+# make what they disagree on unknown, never a guess).
+SCRIPT_PATHS = 4
+# Words one of which every command ``detect`` recognises has (besides any ``python*``).
+_LAUNCH_WORDS = frozenset({"vllm", "sglang", "trtllm-serve", "run_benchmark_serving"})
+
+
+def sinks(client_functions: frozenset[str] = CLIENT_FUNCTIONS) -> Callable[[list[Val]], tuple[str, int] | None]:
+    """The evaluator's sink test: a server (``bot.serve.detect``) or a client call."""
+
+    def sink(argv: list[Val]) -> tuple[str, int] | None:
+        if not argv:
+            return None
+        if known(argv[0]) in client_functions:
+            return ("client", 1)
+        for i, v in enumerate(argv):  # a cheap look for a launch word before the full ``detect``
+            k = known(v)
+            if k is None:
+                if i + 1 < len(argv) and known(argv[i + 1]) == "-m":
+                    break
+                continue
+            base = k.rsplit("/", 1)[-1]
+            if base in _LAUNCH_WORDS or base.startswith("python") or base.endswith(".py"):
+                break
+        else:
+            return None
+        return detect([render(v, MARK) for v in argv])
+
+    return sink
+
+
+def concurrencies(point: Point) -> list[str]:
+    """Every concurrency a point runs at: its ``conc-list``, or ``conc-start`` doubling up to
+    ``conc-end`` (as InferenceX's sweep generator does)."""
+    f = point.fields
+    cl = f.get("conc-list")
+    if isinstance(cl, list) and cl:
+        return [str(c) for c in cl]
+    start, end = f.get("conc-start", f.get("conc")), f.get("conc-end")
+    if not isinstance(start, int) or isinstance(start, bool):
+        return [str(start)] if start is not None else []
+    if not isinstance(end, int) or isinstance(end, bool) or end < start or start <= 0:
+        return [str(start)]
+    out: list[str] = []
+    c = start
+    while c <= end and len(out) < 64:
+        out.append(str(c))
+        c *= 2
+    return out
+
+
+def gather(facts: Facts, entries: list[Entry], all_points: bool = False) -> Iterator[Launch]:
+    """The launches of ``entries`` (every point; every concurrency with ``all_points``)."""
+    from bot.serve.multinode import recipe_launches
+
+    labels = facts.runners.labels
+    conc_var = next((n for n, t in {**facts.profile.env_common, **facts.profile.env_single}.items()
+                     if t == "{@conc}"), "CONC")
+    for entry in entries:
+        if entry.multinode and facts.jobs.of(entry) is not None:
+            yield from recipe_launches(facts, entry)
+            continue
+        label = entry.runner
+        if label is None or label not in labels:
+            for point in entry.points:
+                yield _nothing(entry, point, None, "", f"runner label {label!r} is not in runners.yaml")
+            continue
+        by_launcher: dict[str, str] = {}
+        for node in labels[label]:
+            by_launcher.setdefault(facts.launcher_of_node(node), node)
+        for launcher, node in by_launcher.items():
+            for point in entry.points:
+                concs: list[str | None] = list(concurrencies(point) if all_points else concurrencies(point)[:1])
+                for conc in concs or [None]:
+                    env = facts.env_for(entry, point, node, label)
+                    env.update({k: lit(v) for k, v in SERVE_ENV.items() if k in env})
+                    if conc is not None and conc_var in env:
+                        env[conc_var] = lit(conc)
+                    yield from _launches(facts, entry, point, conc, launcher, env)
+
+
+def _nothing(entry: Entry, point: Point, conc: str | None, launcher: str, why: str,
+             script: str | None = None) -> Launch:
+    return Launch(entry, point, conc, launcher, script, None, None, reasons=(why,))
+
+
+def _launches(facts: Facts, entry: Entry, point: Point, conc: str | None, launcher: str,
+              env: dict[str, Val]) -> Iterator[Launch]:
+    if not facts.tree.is_file(launcher):
+        yield _nothing(entry, point, conc, launcher, f"launcher {launcher} does not exist")
+        return
+    if launcher in facts.broken_launchers:
+        yield _nothing(entry, point, conc, launcher, f"launcher {launcher} cannot be analysed (see lint)")
+        return
+    result = facts.evaluate(launcher, env)
+    if result.stopped is not None:
+        hit = result.stopped
+        yield _nothing(entry, point, conc, launcher, f"the launcher's evaluation ran out of its {hit.what} "
+                                                     f"({hit.path}:{hit.line})")
+        return
+    handed = [h for h in result.handed() if known(h.target) and facts.tree.is_file(known(h.target) or "")]
+    scripts = list(dict.fromkeys(known(h.target) or "" for h in handed))
+    if not scripts:
+        ran = [r.name for r in result.ran() if r.name in facts.profile.external_tools]
+        why = (f"the launcher hands the entry to {ran[0]} (no recipe file read)" if ran
+               else "the launcher dispatches no benchmark script we can read")
+        unknown_targets = [render(d.target) for d in result.dispatches() if known(d.target) is None]
+        if unknown_targets:
+            why = f"the dispatched script's path is unknown ({unknown_targets[0]})"
+        yield _nothing(entry, point, conc, launcher, why)
+        return
+    for script in scripts:
+        h = next(x for x in handed if known(x.target) == script)
+        if h.inherit_all:
+            script_env = {n: v for n, v in env.items() if n not in h.dropped}
+        else:
+            script_env = {n: env[n] for n in h.inherited if n in env}
+        script_env.update(h.env)
+        yield _script_launch(facts, entry, point, conc, launcher, script, h, script_env)
+
+
+def _script_launch(facts: Facts, entry: Entry, point: Point, conc: str | None, launcher: str, script: str,
+                   h: Handed, env: dict[str, Val]) -> Launch:
+    result: Result = facts.evaluate(script, env, max_paths=SCRIPT_PATHS)
+    reasons: list[str] = []
+    if not h.complete:
+        reasons.append(f"more of the environment may reach the script than we can tell ({h.boundary or 'wrapper'})")
+    if result.stopped is not None:
+        hit = result.stopped
+        reasons.append(f"the script's evaluation ran out of its {hit.what} ({hit.path}:{hit.line})")
+    served = result.served()
+    distinct = list({(s.kind, s.argv, s.env, s.files, s.dropped): s for s in served}.values())
+    servers = [_command(s, env) for s in distinct if s.kind != "client"]
+    clients = [_command(s, env) for s in distinct if s.kind == "client"]
+    if not servers and not reasons:
+        reasons.append("the script starts no server we recognise")
+    unexported: dict[str, tuple[str, str]] = {}
+    for s in served:
+        if s.kind == "client":
+            continue
+        for name, value, loc in s.plain:
+            if engine_env(name):
+                unexported.setdefault(name, (render(value, MARK), f"{loc.path}:{loc.line}"))
+    return Launch(entry, point, conc, launcher, script, servers[0] if servers else None,
+                  clients[0] if clients else None, tuple(servers[1:]), h.boundary, h.complete,
+                  unexported, tuple(reasons))
+
+
+def _command(s: Served, script_env: Mapping[str, Val]) -> Command:
+    """A recorded command, normalized; ``script_env``: the env the script was evaluated under
+    (the values of what the command inherits unchanged)."""
+    toks = [Tok(render(v, MARK), _src(loc)) for v, loc in zip(s.argv[s.start:], s.lines[s.start:])]
+    passed = {n: v for n, v in script_env.items() if n not in s.dropped}
+    passed.update(s.env)
+    env = {n: render(v, MARK) for n, v in sorted(passed.items()) if engine_env(n)}
+    if s.kind == "client":
+        return normalize_client(toks)
+    files: dict[str, File] = {}
+    for w in s.files:
+        f = File(render(w.target, MARK), render(w.content, MARK), _src(w.loc))
+        for key in _file_keys(w.target, w.raw):
+            files.setdefault(key, f)
+    cmd = normalize(s.kind, toks, files, env)
+    return cmd
+
+
+def _file_keys(target: Val, raw: Val) -> list[str]:
+    keys = [render(raw, MARK), render(target, MARK)]
+    for k in list(keys):
+        if k.startswith("./"):
+            keys.append(k[2:])
+    return list(dict.fromkeys(keys))
+
+
+def _src(loc: Loc) -> str:
+    return f"{loc.path}:{loc.line}"

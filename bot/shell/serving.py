@@ -1,0 +1,365 @@
+"""What a benchmark script starts: the second kind of sink (``Options.sinks``).
+
+Off unless the caller passes ``Options.sinks`` (``python -m bot serve``); lint never pays
+for it. When on, the evaluator also
+
+- keeps arrays as their elements (``X=(a "b c")``, ``X+=(d)``), so that ``"${X[@]}"``
+  expands to one word per element, each with the line it was written on;
+- records the files a script writes (``cat > F <<EOF``, ``cat <<EOF >> F``, ``echo ... > F``,
+  ``printf ... >> F``, ``tee F <<EOF``) as ``Wrote`` events, with their content when the
+  command is one whose output we can tell;
+- records every command the sink recognises (``vllm serve``, ``python3 -m sglang...``,
+  ``run_benchmark_serving``) as a ``Served`` event: its words, where each came from, the
+  environment that reaches it (exported variables and inline prefixes) and the engine-style
+  assignments that do not (plain ``X=1``), and the files written before it;
+- records, for every dispatched script, the environment that reaches it (``Handed``):
+  the launcher's exported variables, or across a container boundary only what crosses it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from bot.shell import ir
+from bot.shell.builtins import _echo, _printf
+from bot.shell.core import Core
+from bot.shell.options import _NAME_RE
+from bot.shell.state import Handed, Loc, Served, State, Var, Wrote
+from bot.shell.values import TooLong, Val, concat, known, leading, lit, unknown
+from bot.shell.wordops import _split_fields
+
+_OUT_OPS = frozenset({">", ">>", ">|", "&>", "&>>"})
+_CONTENT_COMMANDS = frozenset({"cat", "tee", "echo", "printf"})
+_CONTAINERS = frozenset({"docker", "podman", "nerdctl"})
+_SRUN = frozenset({"srun"})
+
+
+class Serving(Core):
+    # ------------------------------------------------------------------ arrays
+    def array_items(self, a: ir.Assign, st: State) -> tuple[tuple[Val, int], ...]:
+        """The elements of ``X=(...)`` (after ``X+=``, the old ones first)."""
+        items: list[tuple[Val, int]] = []
+        if a.append:
+            old = st.vars.get(a.name)
+            if old is not None:
+                items.extend(old.items if old.items is not None else ((old.value, (old.origin or Loc("", 0)).line),))
+        for w in a.array or ():
+            fields, lines = self.fields_of(w, st)
+            items.extend(zip(fields, lines))
+        return tuple(items)
+
+    def fields_of(self, w: ir.Word, st: State) -> tuple[list[Val], list[int]]:
+        """One word as the fields it becomes: an array's elements for ``"${X[@]}"``, else
+        the word's value, split when it is an unquoted expansion whose value is known."""
+        parts = w.parts
+        if not any(isinstance(p, (ir.Param, ir.CmdSub)) for p in parts):
+            return [self.expand(w, st)], [w.pos.line]  # no expansion to split (the common case)
+        name = _whole_array(w) if len(parts) <= 2 else None
+        var = st.vars.get(name) if name else None
+        if var is not None and var.items is not None:
+            self.expand(w, st)  # dependencies, as for any other word
+            quoted = all(getattr(p, "quoted", False) for p in w.parts)
+            if quoted:
+                return [v for v, _ in var.items], [line for _, line in var.items]
+            fields: list[Val] = []
+            lines: list[int] = []
+            for v, line in var.items:
+                k = known(v)
+                for f in (k.split() if k is not None else [v]):
+                    fields.append(lit(f) if isinstance(f, str) else f)
+                    lines.append(line)
+            return fields, lines
+        value = self.expand(w, st)
+        split, _ = _split_fields([value], (w,))
+        line = w.pos.line
+        params = [p for p in w.parts if isinstance(p, ir.Param)]
+        if len(params) == 1 and len(w.parts) == 1:
+            origin = st.vars.get(params[0].name)
+            if origin is not None and origin.origin is not None and origin.origin.path == st.file:
+                if origin.segments and origin.value == value:
+                    # a flag kept in a variable: the line that wrote that piece of it
+                    return split, _field_lines(value, split, origin.segments)
+                line = origin.origin.line
+        return split, [line] * len(split)
+
+    def expand_segments(self, w: ir.Word, st: State) -> tuple[Val, tuple[tuple[int, int], ...]]:
+        """A word's value, and where each piece of it was written: text of the word itself on
+        its line, a variable's value where that variable got it."""
+        self._tick()
+        out: list[Val] = []
+        segments: list[tuple[int, int]] = []
+        line = w.pos.line
+        for p in w.parts:
+            v = self.part(p, st)
+            out.append(v)
+            var = st.vars.get(p.name) if isinstance(p, ir.Param) and p.op == "" else None
+            if var is not None and var.segments is not None and var.value == v:
+                segments.extend(var.segments)
+            elif v:
+                segments.append((_width(v), line))
+        return self._cap(concat(*out), st), tuple(segments)
+
+    # ------------------------------------------------------------- sinks
+    def sink(self, cmd: ir.Command, argv: list[Val], lines: list[int], st: State,
+             function: bool = False) -> str | None:
+        """Record ``argv`` as a ``Served`` event if the sink recognises it; its kind. A call of a
+        shell function counts only as a client (``write_command F vllm serve ...`` prints a
+        command line; it does not start it)."""
+        if self.opt.sinks is None or self._in_client:
+            return None
+        hit = self.opt.sinks(argv)
+        if hit is None or (function and hit[0] != "client"):
+            return None
+        kind, start = hit
+        self._significant()
+        if len(lines) != len(argv):
+            lines = [cmd.pos.line] * len(argv)
+        env, dropped, plain_vars = self._changes(st)
+        for a in cmd.assigns:
+            env[a.name] = self.expand(a.value, st) if a.value is not None else lit("")
+        plain = tuple((n, v.value, v.origin or Loc(st.file, 0)) for n, v in plain_vars if n not in env)
+        locs = tuple(Loc(st.file, line or cmd.pos.line) for line in lines)
+        event = Served(kind, start, tuple(argv), locs, tuple(sorted(env.items())), plain, _files(st),
+                       Loc(st.file, cmd.pos.line, cmd.pos.col), dropped)
+        st.emit(event)
+        self._sunk.append(event)
+        if kind != "client" and self.opt.after_sink_steps and self._stop_at is None:
+            self._stop_at = self.budget.steps + self.opt.after_sink_steps
+        if kind in self.opt.stop_after:
+            st.flow = "exit"
+        return kind
+
+    # ------------------------------------------------------------- files
+    def wrote(self, cmd: ir.Command, st: State) -> bool:
+        """Record the files ``cmd`` writes; True when that was all it did (``cat > F <<EOF``,
+        ``echo ... > F``), so the caller need not run it."""
+        outs = [r for r in cmd.redirects if r.op in _OUT_OPS and r.fd in (None, 1) and r.target is not None]
+        name = cmd.words[0].literal() if cmd.words else None
+        tee_files: list[ir.Word] = []
+        if name == "tee":
+            tee_files = [w for w in cmd.words[1:] if not (w.literal() or "").startswith("-")]
+        if not outs and not tee_files:
+            return False
+        content: Val
+        if name in ("cat", "tee"):
+            body = next((r for r in cmd.redirects if r.op in ("<<", "<<-", "<<<")), None)
+            if body is not None and body.op == "<<<" and body.target is not None:
+                content = concat(self.expand(body.target, st), lit("\n"))
+            elif body is not None and body.body is not None:
+                content = self.expand(body.body, st)
+                if body.op == "<<-":
+                    content = _strip_tabs(content)
+            else:
+                content = unknown(f"output of {name}")
+        elif name in ("echo", "printf"):
+            args = [self.expand(w, st) for w in cmd.words[1:]]
+            try:
+                content = _echo(args) if name == "echo" else _printf(args, self.budget.value_limit)
+            except TooLong:
+                content = unknown("printf width")
+        else:
+            content = unknown(f"output of {name or 'a command'}")
+        content = self._cap(content, st)
+        loc = Loc(st.file, cmd.pos.line, cmd.pos.col)
+        appends = (tee_files and any((w.literal() or "") in ("-a", "--append") for w in cmd.words[1:]))
+        for r in outs:
+            assert r.target is not None
+            raw = self.expand(r.target, st)
+            target = self.normalize(raw, st)
+            if not (known(raw) or "").startswith("/dev/"):
+                st.emit(Wrote(target, content, r.op in (">>", "&>>"), loc, raw))
+        for w in tee_files:
+            raw = self.expand(w, st)
+            st.emit(Wrote(self.normalize(raw, st), content, bool(appends), loc, raw))
+        return name in _CONTENT_COMMANDS and not tee_files and name != "tee"
+
+    # ------------------------------------------------------------- hand-off
+    def handed(self, cmd: ir.Command, argv: list[Val], idx: int, target: Val, loc: Loc, st: State) -> None:
+        """Record the environment the script at ``argv[idx]`` starts with."""
+        if self.opt.sinks is None:
+            return
+        changed, _, _ = self._changes(st)
+        exported = _Exported(st, changed)
+        words = [known(a) for a in argv[:idx]]
+        bases = [posixpath.basename(w) if w else None for w in words]
+        env: dict[str, Val]
+        complete = True
+        boundary = ""
+        box = next((i for i, b in enumerate(bases) if b in _CONTAINERS and i + 1 < len(words)
+                    and words[i + 1] in ("run", "exec", "container")), None)
+        srun = next((i for i, b in enumerate(bases) if b in _SRUN), None)
+        if box is not None:
+            boundary = bases[box] or "docker"
+            env = {}
+            i = box + 2
+            while i < idx:
+                w = words[i]
+                value: str | None = None
+                if w in ("-e", "--env") and i + 1 < idx:
+                    value, i = words[i + 1], i + 2
+                elif w is not None and w.startswith("--env="):
+                    value, i = w[len("--env="):], i + 1
+                elif w is not None and w.startswith("-e") and len(w) > 2 and not w.startswith("--"):
+                    value, i = w[2:], i + 1
+                elif w in ("--env-file",) or (w or "").startswith("--env-file="):
+                    complete = False
+                    i += 2 if w == "--env-file" else 1
+                    continue
+                else:
+                    i += 1
+                    continue
+                if value is None:
+                    complete = False
+                    continue
+                var, eq, val = value.partition("=")
+                if eq:
+                    env[var] = lit(val)
+                elif var in exported:
+                    env[var] = exported[var]
+        elif srun is not None:
+            export = next((w for w in words[srun + 1:] if w is not None and w.startswith("--export=")), None)
+            if export is None:
+                env = dict(changed)
+            else:
+                boundary = "srun --export"
+                env = {}
+                for item in export[len("--export="):].split(","):
+                    var, eq, val = item.partition("=")
+                    if var == "ALL" and not eq:
+                        env.update(changed)
+                    elif var == "NONE" and not eq:
+                        continue
+                    elif eq:
+                        env[var] = lit(val)
+                    elif var in exported:
+                        env[var] = exported[var]
+            # an unknown word could be an ``--export`` (one with a known option name cannot)
+            if any(w is None and not leading(v).startswith("-") for w, v in zip(words[srun + 1:], argv[srun + 1:idx])):
+                complete = False
+        else:
+            env = dict(changed)
+            for a in cmd.assigns:
+                env[a.name] = self.expand(a.value, st) if a.value is not None else lit("")
+        inherited: list[str] = []
+        for name in list(env):
+            held = st.vars.get(name)
+            if held is None or not held.exported or env[name] != held.value:
+                continue  # set on the command line (``-e X=1``): its words are the dispatch's, relevant
+            if held is self._inputs.get(name):
+                inherited.append(name)
+                del env[name]
+        everything = boundary == "" or (boundary == "srun --export" and "ALL" in _export_items(words, srun))
+        st.emit(Handed(target, loc, tuple(sorted(env.items())), complete, boundary,
+                       () if everything else tuple(sorted(inherited)), everything,
+                       self._dropped(st) if everything else ()))
+
+    def _dropped(self, st: State) -> tuple[str, ...]:
+        return self._changes(st)[1]
+
+    def _changes(self, st: State) -> tuple[dict[str, Val], tuple[str, ...], list[tuple[str, Var]]]:
+        """What differs from the env the evaluation started with, from the persistent map's
+        diff (only the buckets that changed): the exported variables set since (their inputs
+        become relevant), the input variables that no longer reach a child unchanged, and the
+        upper-case variables set without ``export``."""
+        env: dict[str, Val] = {}
+        dropped: list[str] = []
+        plain: list[tuple[str, Var]] = []
+        for name, now, then in st.vars.diff(self._initial):
+            if now is then:
+                continue
+            if then is not None and then is self._inputs.get(name):
+                dropped.append(name)
+                self.relevant.add(name)
+            if now is None:
+                continue
+            if now.exported:
+                env[name] = now.value
+                self.relevant.update(now.deps)
+            elif name.isupper():
+                plain.append((name, now))
+        return env, tuple(sorted(dropped)), plain
+
+
+def _whole_array(w: ir.Word) -> str | None:
+    """The array name of a word that is only ``${X[@]}`` / ``"${X[@]}"``."""
+    parts = [p for p in w.parts if not (isinstance(p, ir.Lit) and not p.text)]
+    if len(parts) == 1 and isinstance(parts[0], ir.Param) and parts[0].op == "" and parts[0].index \
+            and _NAME_RE.match(parts[0].name):
+        return parts[0].name
+    return None
+
+
+def _files(st: State) -> tuple[Wrote, ...]:
+    """The last content of each file the path wrote (appends added to what was there)."""
+    last: dict[Val, Wrote] = {}
+    for e in st.events:
+        if isinstance(e, Wrote):
+            before = last.get(e.target)
+            if e.append and before is not None:
+                e = Wrote(e.target, concat(before.content, e.content), True, before.loc, e.raw)
+            last[e.target] = e
+    return tuple(last.values())
+
+
+def _strip_tabs(v: Val) -> Val:
+    """``<<-``: leading tabs of each line are removed (known text only)."""
+    out: list[Val] = []
+    at_start = True
+    for p in v:
+        if isinstance(p, str):
+            lines = p.split("\n")
+            text = "\n".join(line.lstrip("\t") if (i or at_start) else line for i, line in enumerate(lines))
+            out.append(lit(text))
+            at_start = p.endswith("\n")
+        else:
+            out.append((p,))
+            at_start = False
+    return concat(*out)
+
+
+def _export_items(words: list[str | None], srun: int | None) -> list[str]:
+    """The items of ``srun --export=ALL,X=1`` (``[]`` without the option)."""
+    if srun is None:
+        return []
+    export = next((w for w in words[srun + 1:] if w is not None and w.startswith("--export=")), None)
+    return export[len("--export="):].split(",") if export else ["ALL"]
+
+
+class _Exported:
+    """The exported value of a variable at a hand-off: set since the start, or an input."""
+
+    def __init__(self, st: State, changed: dict[str, Val]) -> None:
+        self.st = st
+        self.changed = changed
+
+    def __contains__(self, name: object) -> bool:
+        var = self.st.vars.get(name) if isinstance(name, str) else None
+        return var is not None and var.exported
+
+    def __getitem__(self, name: str) -> Val:
+        var = self.st.vars.get(name)
+        assert var is not None
+        return var.value
+
+
+def _width(v: Val) -> int:
+    return sum(len(p) if isinstance(p, str) else 1 for p in v)
+
+
+def _field_lines(value: Val, fields: list[Val], segments: tuple[tuple[int, int], ...]) -> list[int]:
+    """The line of each field of a split value: that of the segment its first character is in."""
+    text = "".join(p if isinstance(p, str) else "\0" for p in value)
+    bounds: list[tuple[int, int]] = []
+    at = 0
+    for length, line in segments:
+        bounds.append((at + length, line))
+        at += length
+    lines: list[int] = []
+    pos = 0
+    for f in fields:
+        k = known(f)
+        start = text.find(k, pos) if k else pos
+        start = start if start >= 0 else pos
+        pos = start + (len(k) if k else 1)
+        lines.append(next((line for end, line in bounds if start < end), bounds[-1][1] if bounds else 0))
+    return lines
