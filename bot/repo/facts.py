@@ -105,6 +105,7 @@ class Facts:
     _scripts_cache: dict[str, ir.Script | None] = field(default_factory=dict)
     _result_cache: dict[str, list[tuple[frozenset[tuple[str, Val | None]], Result]]] = field(default_factory=dict)
     _spent: dict[str, float] = field(default_factory=dict)  # seconds evaluating each launcher so far
+    _spent_total: float = 0.0  # their sum
     _overrides: dict[str, bytes] = field(default_factory=dict)
     # The reference scan (no entry) running out of a budget: script path -> what ran out.
     scan_budget_hits: dict[str, tuple[BudgetHit, ...]] = field(default_factory=dict)
@@ -187,7 +188,7 @@ class Facts:
         # and all launchers share TOTAL_SHARE deadlines, so that many hostile launchers cannot add up either.
         spent = self._spent.get(slot, 0.0)
         left = LAUNCHER_SHARE * opts.limits.max_seconds - spent
-        total_left = TOTAL_SHARE * opts.limits.max_seconds - sum(self._spent.values())
+        total_left = TOTAL_SHARE * opts.limits.max_seconds - self._spent_total
         if min(left, total_left) <= 0.01:
             if total_left <= 0.01:
                 what = f"time budget of the whole analysis ({TOTAL_SHARE * opts.limits.max_seconds:g} s)"
@@ -198,7 +199,9 @@ class Facts:
         ev = Evaluator(_RepoFS(self), opts)
         t0 = time.monotonic()
         result = ev.run(script, dict(env), argv0=f"./{launcher}")
-        self._spent[slot] = spent + time.monotonic() - t0
+        took = time.monotonic() - t0
+        self._spent[slot] = spent + took
+        self._spent_total += took
         key = frozenset((name, env.get(name)) for name in result.relevant)
         cache.append((key, result))
         return result
@@ -363,7 +366,7 @@ def _resolve_runs(facts: Facts) -> None:
             if not facts.tree.is_file(launcher) or launcher in broken or facts.tree.resolve(launcher) in broken:
                 continue
             real = facts.tree.resolve(launcher) or launcher
-            for point in _representatives(facts.profile, entry.points):
+            for point in representatives(facts.profile, entry.points):
                 env = facts.env_for(entry, point, node, label)
                 result = facts.evaluate(launcher, env)
                 dispatches = tuple(result.dispatches())
@@ -376,7 +379,7 @@ def _resolve_runs(facts: Facts) -> None:
                                       tuple(r for r in ran if r.name in _jobs.COPIES), result.budget_hits))
 
 
-def _representatives(profile: Profile, points: tuple[Point, ...]) -> list[Point]:
+def representatives(profile: Profile, points: tuple[Point, ...]) -> list[Point]:
     """The points to evaluate: by default one per scenario, sequence length and value of
     the ``point-keys`` fields (spec-decoding); sizing fields (tp, ep, conc, worker
     blocks) choose resources, not scripts. ``all-points: true`` evaluates every point."""

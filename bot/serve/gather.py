@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from bot.repo.configs import Entry, Point
-from bot.repo.facts import Facts
+from bot.repo.facts import Facts, representatives
 from bot.serve import detect, normalize, normalize_client
 from bot.serve.model import MARK, Command, File, Tok, engine_env
 from bot.shell.evaluate import Handed, Loc, Result, Served
@@ -113,7 +113,9 @@ def concurrencies(point: Point) -> list[str]:
 
 
 def gather(facts: Facts, entries: list[Entry], all_points: bool = False) -> Iterator[Launch]:
-    """The launches of ``entries`` (every point; every concurrency with ``all_points``)."""
+    """The launches of ``entries``: one point per group, as lint evaluates them (``all_points``:
+    every point at every concurrency). A multinode entry handed to a tool lists every point:
+    each names its own recipe, and reading one evaluates nothing."""
     from bot.serve.multinode import recipe_launches
 
     labels = facts.runners.labels
@@ -132,7 +134,10 @@ def gather(facts: Facts, entries: list[Entry], all_points: bool = False) -> Iter
         for node in labels[label]:
             by_launcher.setdefault(facts.launcher_of_node(node), node)
         for launcher, node in by_launcher.items():
-            for point in entry.points:
+            # as lint does: one point per group (scenario, sequence lengths, spec-decoding), at
+            # its first concurrency; ``all_points``: every point at every concurrency
+            points = list(entry.points) if all_points else representatives(facts.profile, entry.points)
+            for point in points:
                 concs: list[str | None] = list(concurrencies(point) if all_points else concurrencies(point)[:1])
                 for conc in concs or [None]:
                     env = facts.env_for(entry, point, node, label)
@@ -168,8 +173,11 @@ def _launches(facts: Facts, entry: Entry, point: Point, conc: str | None, launch
         why = (f"the launcher hands the entry to {ran[0]} (no recipe file read)" if ran
                else "the launcher dispatches no benchmark script we can read")
         unknown_targets = [render(d.target) for d in result.dispatches() if known(d.target) is None]
+        missing = [known(d.target) for d in result.dispatches() if known(d.target)]
         if unknown_targets:
             why = f"the dispatched script's path is unknown ({unknown_targets[0]})"
+        elif missing:
+            why = f"the launcher dispatches {missing[0]}, which does not exist"
         yield _nothing(entry, point, conc, launcher, why)
         return
     for script in scripts:
@@ -193,8 +201,9 @@ def _script_launch(facts: Facts, entry: Entry, point: Point, conc: str | None, l
         reasons.append(f"the script's evaluation ran out of its {hit.what} ({hit.path}:{hit.line})")
     served = result.served()
     distinct = list({(s.kind, s.argv, s.env, s.files, s.dropped): s for s in served}.values())
-    servers = [_command(s, env) for s in distinct if s.kind != "client"]
-    clients = [_command(s, env) for s in distinct if s.kind == "client"]
+    memo = facts.memo.setdefault("serve.commands", {})
+    servers = [_command(s, env, memo) for s in distinct if s.kind != "client"]
+    clients = [_command(s, env, memo) for s in distinct if s.kind == "client"][:1]
     if not servers and not reasons:
         reasons.append("the script starts no server we recognise")
     unexported: dict[str, tuple[str, str]] = {}
@@ -209,22 +218,27 @@ def _script_launch(facts: Facts, entry: Entry, point: Point, conc: str | None, l
                   unexported, tuple(reasons))
 
 
-def _command(s: Served, script_env: Mapping[str, Val]) -> Command:
-    """A recorded command, normalized; ``script_env``: the env the script was evaluated under
-    (the values of what the command inherits unchanged)."""
-    toks = [Tok(render(v, MARK), _src(loc)) for v, loc in zip(s.argv[s.start:], s.lines[s.start:])]
+def _command(s: Served, script_env: Mapping[str, Val], memo: dict[object, Command]) -> Command:
+    """A recorded command, normalized (once per distinct command: ``memo``); ``script_env``:
+    the env the script was evaluated under (the values of what the command inherits)."""
+    toks = tuple(Tok(render(v, MARK), _src(loc)) for v, loc in zip(s.argv[s.start:], s.lines[s.start:]))
+    if s.kind == "client":
+        key: object = ("client", toks)
+        if key not in memo:
+            memo[key] = normalize_client(list(toks))
+        return memo[key]
     passed = {n: v for n, v in script_env.items() if n not in s.dropped}
     passed.update(s.env)
     env = {n: render(v, MARK) for n, v in sorted(passed.items()) if engine_env(n)}
-    if s.kind == "client":
-        return normalize_client(toks)
-    files: dict[str, File] = {}
-    for w in s.files:
-        f = File(render(w.target, MARK), render(w.content, MARK), _src(w.loc))
-        for key in _file_keys(w.target, w.raw):
-            files.setdefault(key, f)
-    cmd = normalize(s.kind, toks, files, env)
-    return cmd
+    key = (s.kind, toks, tuple(env.items()), s.files)
+    if key not in memo:
+        files: dict[str, File] = {}
+        for w in s.files:
+            f = File(render(w.target, MARK), render(w.content, MARK), _src(w.loc))
+            for name in _file_keys(w.target, w.raw):
+                files.setdefault(name, f)
+        memo[key] = normalize(s.kind, list(toks), files, env)
+    return memo[key]
 
 
 def _file_keys(target: Val, raw: Val) -> list[str]:

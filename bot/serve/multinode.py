@@ -58,9 +58,12 @@ def recipe_launches(facts: Facts, entry: Entry) -> Iterator[Launch]:
             yield Launch(entry, point, conc, launcher, None, None, None, recipe=recipe.found,
                          reasons=(f"recipe {recipe.found} cannot be read: {err.message if err else 'not a mapping'}",))
             continue
-        workers, reasons = recipe_workers(doc, recipe.found, ref.selector)
+        memo = facts.memo.setdefault("serve.recipes", {})
+        if (recipe.found, ref.selector) not in memo:
+            memo[(recipe.found, ref.selector)] = recipe_workers(doc, recipe.found, ref.selector)
+        workers, reasons = memo[(recipe.found, ref.selector)]
         yield Launch(entry, point, conc, launcher, None, None, None, recipe=recipe.found,
-                     workers=workers, reasons=tuple(reasons))
+                     workers=dict(workers), reasons=tuple(reasons))
 
 
 def recipe_workers(doc: YMap, path: str, selector: str = "") -> tuple[dict[str, Command], list[str]]:

@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from bot.shell import ir
 from bot.shell.core import Core
 from bot.shell.state import Exited, State, Var, join, join_live
-from bot.shell.varmap import VarMap
 from bot.shell.values import (
     EMPTY,
     Val,
@@ -17,6 +16,7 @@ from bot.shell.values import (
     match,
     unknown,
 )
+from bot.shell.varmap import VarMap
 from bot.shell.wordops import (
     _word_is_quoted,
 )

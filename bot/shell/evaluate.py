@@ -14,6 +14,7 @@ and files sourced.
 
 from __future__ import annotations
 
+from bot.shell.assign import Assigns
 from bot.shell.control import Control
 from bot.shell.execute import Execute
 from bot.shell.expand import Expand
@@ -32,10 +33,10 @@ from bot.shell.state import Dispatch, Event, Exited, Handed, Loc, Ran, Served, S
 from bot.shell.values import Unk, Val  # noqa: F401
 
 
-class Evaluator(Control, Execute, Sinks, Serving, Expand):
+class Evaluator(Control, Execute, Sinks, Serving, Assigns, Expand):
     """The partial evaluator: ``Evaluator(fs, options).run(script, env) -> Result``.
 
-    Its parts: :mod:`bot.shell.core` (state, budget, statements), :mod:`bot.shell.control`,
+    Its parts: :mod:`bot.shell.core` (state, budget, statements), :mod:`bot.shell.assign`, :mod:`bot.shell.control`,
     :mod:`bot.shell.execute` (commands), :mod:`bot.shell.sinks` (what commands run),
     :mod:`bot.shell.serving` (servers and clients, with ``Options.sinks``) and
     :mod:`bot.shell.expand` (words and tests).

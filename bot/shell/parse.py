@@ -6,8 +6,9 @@ deeper than ``nesting.MAX_NESTING`` become unknowns with a ``ParseError`` (see
 ``nesting.py``); every walk over the tree-sitter tree is iterative.
 
 This module converts statements; ``parse_tree.py`` holds the parser and the walks over
-its tree (syntax errors, nesting), ``parse_words.py`` the words and ``parse_cond.py``
-the ``[ ... ]`` grammar.
+its tree (syntax errors, nesting), ``parse_words.py`` the words, ``parse_cmds.py`` simple
+commands, assignments and redirections (here-documents) and ``parse_cond.py`` the
+``[ ... ]`` grammar.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.shell import ir, nesting
+from bot.shell.parse_cmds import _SKIP, CommandConverter
 from bot.shell.parse_cond import BINARY as _BINARY
 from bot.shell.parse_cond import test_words as _test_words
 from bot.shell.parse_tree import NESTING as _NESTING
@@ -24,7 +26,6 @@ from bot.shell.parse_tree import parser as _parser
 from bot.shell.parse_tree import pos as _pos
 from bot.shell.parse_tree import swallowed_newline as _swallowed_newline
 from bot.shell.parse_tree import syntax_errors as syntax_errors
-from bot.shell.parse_words import WordConverter
 
 Node = Any  # tree_sitter.Node (the stubs are incomplete)
 
@@ -58,10 +59,7 @@ def parse(path: str, source: bytes) -> ir.Script:
 
 
 _DECL = {"export", "local", "readonly", "declare", "typeset"}
-_SKIP = {"comment", "heredoc_body", "heredoc_end", "heredoc_start", ";", ";;", "&", "\n"}
-
-
-class _Converter(WordConverter):
+class _Converter(CommandConverter):
     # ------------------------------------------------------------ statements
     def stmts(self, nodes: list[Node]) -> list[ir.Stmt]:
         out: list[ir.Stmt] = []
@@ -285,73 +283,6 @@ class _Converter(WordConverter):
                     body_nodes.append(c)
             items.append((pats, tuple(self.stmts(body_nodes))))
         return ir.Case(word, tuple(items), _pos(n))
-
-    def command(self, n: Node) -> ir.Command:
-        words: list[ir.Word] = []
-        assigns: list[ir.Assign] = []
-        redirs: list[ir.Redirect] = []
-        for c in n.children:
-            if c.type == "variable_assignment":
-                assigns.append(self.assign(c))
-            elif c.type == "command_name":
-                words.append(self.word(c.named_children[0] if c.named_children else c))
-            elif c.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
-                redirs.extend(self.redirects(c, words))
-            elif c.is_named and c.type not in _SKIP:
-                words.append(self.word(c))
-        return ir.Command(tuple(words), tuple(assigns), tuple(redirs), _pos(n))
-
-    def assign(self, n: Node) -> ir.Assign:
-        name_node = n.child_by_field_name("name")
-        value_node = n.child_by_field_name("value")
-        name = self.text(name_node) if name_node is not None else "_"
-        if name_node is not None and name_node.type == "subscript":
-            inner = name_node.child_by_field_name("name")
-            name = (self.text(inner) if inner is not None else name) + "[]"
-        append = any(c.type == "+=" for c in n.children)
-        if value_node is not None and value_node.type == "array":
-            elems = tuple(self.word(c) for c in value_node.named_children if c.type != "comment")
-            return ir.Assign(name, None, _pos(n), append, elems)
-        value = self.word(value_node) if value_node is not None else ir.Word((ir.Lit(""),), _pos(n))
-        return ir.Assign(name, value, _pos(n), append)
-
-    def redirects(self, n: Node, extra: list[ir.Word] | None = None) -> list[ir.Redirect]:
-        """A redirection, and the file redirections tree-sitter nests in a here-document's
-        (``cat <<EOF > f``)."""
-        nested = [c for c in n.children if c.type == "file_redirect"] if n.type == "heredoc_redirect" else []
-        return [self.redirect(n, extra), *(self.redirect(c, extra) for c in nested)]
-
-    def redirect(self, n: Node, extra: list[ir.Word] | None = None) -> ir.Redirect:
-        """A redirection; words tree-sitter hangs after its target (``grep 2>/dev/null -q x``,
-        tree-sitter-bash#233) are command arguments and go to ``extra``."""
-        op = ""
-        fd: int | None = None
-        target: ir.Word | None = None
-        body: ir.Word | None = None
-        for c in n.children:
-            if c.type == "heredoc_body":
-                start = next((x for x in n.children if x.type == "heredoc_start"), None)
-                delim = self.text(start) if start is not None else ""
-                body = self.heredoc(c, literal=any(q in delim for q in "'\"\\"))
-                continue
-            if c.type == "file_redirect":
-                continue  # nested in a here-document's: its own redirection (``redirects``)
-            if target is not None and c.is_named and c.type not in _SKIP and c.type != "heredoc_start" \
-                    and extra is not None:
-                extra.append(self.word(c))
-                continue
-            if c.type in ("file_descriptor",):
-                try:
-                    fd = int(self.text(c))
-                except ValueError:
-                    fd = None
-            elif not c.is_named:
-                op = op or c.type
-            elif c.type in ("heredoc_start",):
-                target = ir.Word((ir.Lit(self.text(c)),), _pos(c))
-            elif c.type not in _SKIP and target is None:
-                target = self.word(c)
-        return ir.Redirect(op, fd, target, body)
 
     # ----------------------------------------------------------------- tests
     def bracket_test(self, n: Node) -> ir.TestExpr | None:
