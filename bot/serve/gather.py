@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts, representatives
 from bot.serve import detect, normalize, normalize_client
-from bot.serve.model import MARK, Command, File, Tok, engine_env
+from bot.serve.model import MARK, Command, File, Tok, engine_env, engine_env_var
 from bot.shell.evaluate import Handed, Loc, Result, Served
 from bot.shell.values import Val, known, lit, render
 
@@ -202,7 +202,8 @@ def _script_launch(facts: Facts, entry: Entry, point: Point, conc: str | None, l
     served = result.served()
     distinct = list({(s.kind, s.argv, s.env, s.files, s.dropped): s for s in served}.values())
     memo = facts.memo.setdefault("serve.commands", {})
-    servers = [_command(s, env, memo) for s in distinct if s.kind != "client"]
+    servers = list({(c.engine, c.argv, tuple(c.env.items())): c
+                    for c in (_command(s, env, memo) for s in distinct if s.kind != "client")}.values())
     clients = [_command(s, env, memo) for s in distinct if s.kind == "client"][:1]
     if not servers and not reasons:
         reasons.append("the script starts no server we recognise")
@@ -211,7 +212,7 @@ def _script_launch(facts: Facts, entry: Entry, point: Point, conc: str | None, l
         if s.kind == "client":
             continue
         for name, value, loc in s.plain:
-            if engine_env(name):
+            if engine_env_var(name):
                 unexported.setdefault(name, (render(value, MARK), f"{loc.path}:{loc.line}"))
     return Launch(entry, point, conc, launcher, script, servers[0] if servers else None,
                   clients[0] if clients else None, tuple(servers[1:]), h.boundary, h.complete,

@@ -85,3 +85,19 @@ ENGINE_ENV_PREFIXES = (
 def engine_env(name: str) -> bool:
     """Whether an environment variable configures an engine (``VLLM_USE_DEEP_GEMM``)."""
     return name.startswith(ENGINE_ENV_PREFIXES)
+
+
+# What ``unexported`` reports: variables an engine or its libraries read from the
+# environment. Narrower than ``ENGINE_ENV_PREFIXES``: scripts keep their own values in
+# variables such as ``CUDA_GRAPH_MAX_BATCH_SIZE`` that are flags, not environment.
+UNEXPORTED_PREFIXES = (
+    "VLLM_", "SGLANG_", "SGL_", "TRTLLM_", "TLLM_", "TRT_LLM_", "ATOM_", "AITER_", "NCCL_", "RCCL_", "TORCH_",
+    "PYTORCH_", "HIP_", "ROCM_", "HSA_", "FLASHINFER_", "NVSHMEM_", "UCX_", "MORI_", "MC_", "DG_", "TORCHINDUCTOR_",
+)
+UNEXPORTED_NAMES = frozenset({"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+                              "PYTHONNOUSERSITE", "OMP_NUM_THREADS"})
+
+
+def engine_env_var(name: str) -> bool:
+    """Whether a variable set without ``export`` looks like one an engine reads."""
+    return name.startswith(UNEXPORTED_PREFIXES) or name in UNEXPORTED_NAMES

@@ -60,6 +60,8 @@ class Assigns(Core):
             if segments is not None:
                 segments = _seg_join(old.segments if old is not None else (), old.value if old else EMPTY,
                                      segments, a.pos.line)
+                if sum(n for n, _ in segments) != _width(value):  # the value was capped
+                    segments = ((_width(value), a.pos.line),)
         deps = self._pop()
         parts = self._var_parts(a.value, st) if a.value is not None else ()
         # One object for equal assignments on different paths: a join skips what paths share.
@@ -88,7 +90,10 @@ def _seg_join(old: tuple[tuple[int, int], ...] | None, old_value: Val, new: tupl
     """The segments of ``X+=...``: the old value's, then the appended text's."""
     if old is None:
         old = ((_width(old_value), line),) if old_value else ()
-    return (*old, *new)
+    joined = (*old, *new)
+    if len(joined) > 256:  # as ``serving.MAX_SEGMENTS``: too fine to keep
+        return ((sum(n for n, _ in joined), line),)
+    return joined
 
 
 def _width(v: Val) -> int:

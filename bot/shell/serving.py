@@ -28,6 +28,8 @@ from bot.shell.state import Handed, Loc, Served, State, Var, Wrote
 from bot.shell.values import TooLong, Val, concat, known, leading, lit, unknown
 from bot.shell.wordops import _split_fields
 
+MAX_ITEMS = 4096  # elements an array may have (beyond: unknown, and a budget note)
+MAX_SEGMENTS = 256  # pieces of a value whose lines are kept
 _OUT_OPS = frozenset({">", ">>", ">|", "&>", "&>>"})
 _CONTENT_COMMANDS = frozenset({"cat", "tee", "echo", "printf"})
 _CONTAINERS = frozenset({"docker", "podman", "nerdctl"})
@@ -43,9 +45,15 @@ class Serving(Core):
             old = st.vars.get(a.name)
             if old is not None:
                 items.extend(old.items if old.items is not None else ((old.value, (old.origin or Loc("", 0)).line),))
+        size = sum(_width(v) for v, _ in items)
         for w in a.array or ():
             fields, lines = self.fields_of(w, st)
             items.extend(zip(fields, lines))
+            size += sum(_width(v) for v in fields)
+            if len(items) > MAX_ITEMS or size > self.budget.value_limit:  # ``A+=("${A[@]}")`` doubling
+                self._hit(f"array over {MAX_ITEMS:,} elements" if len(items) > MAX_ITEMS else self.budget.value_what(),
+                          st, a.name)
+                return ((unknown(f"${{{a.name}[@]}} (too large)"), a.pos.line),)
         return tuple(items)
 
     def fields_of(self, w: ir.Word, st: State) -> tuple[list[Val], list[int]]:
@@ -97,7 +105,10 @@ class Serving(Core):
                 segments.extend(var.segments)
             elif v:
                 segments.append((_width(v), line))
-        return self._cap(concat(*out), st), tuple(segments)
+        value = self._cap(concat(*out), st)
+        if len(segments) > MAX_SEGMENTS or _width(value) != sum(n for n, _ in segments):
+            return value, ((_width(value), line),)  # too fine, or capped: the word's own line
+        return value, tuple(segments)
 
     # ------------------------------------------------------------- sinks
     def sink(self, cmd: ir.Command, argv: list[Val], lines: list[int], st: State,

@@ -12,6 +12,8 @@ import time
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from bot.serve.gather import _command, sinks
+from bot.serve.model import Command
 from bot.shell import bashlex_front
 from bot.shell.budget import Limits
 from bot.shell.evaluate import Evaluator, Options
@@ -100,14 +102,20 @@ def _check(text: str) -> None:
     limits = Limits(max_steps=STEPS, max_seconds=2.0)
     entry = Options(parse=parse, limits=limits)
     scan = Options(parse=parse, linear=True, descend_source=False, unset_is_unknown=True, limits=limits)
-    for opts, script, env in ((entry, launcher, {k: lit(v) for k, v in ENV.items()}),
-                              (scan, parse("benchmarks/single_node/y.sh", data), {})):
+    serving = Options(parse=parse, limits=limits, sinks=sinks(), stop_after=frozenset({"client"}),
+                      after_sink_steps=5000)
+    entry_env = {k: lit(v) for k, v in ENV.items()}
+    for opts, script, env in ((entry, launcher, entry_env),
+                              (scan, parse("benchmarks/single_node/y.sh", data), {}),
+                              (serving, parse("benchmarks/single_node/y.sh", data), entry_env)):
         ev = Evaluator(fs, opts)
         t0 = time.monotonic()
         result = ev.run(script, env)
         # within its budget: the steps it counted, and (a hang guard, far above the 2 s deadline) time
         assert ev.budget.steps <= STEPS + 1 or result.stopped is not None
         assert time.monotonic() - t0 < 10
+        for served in result.served():  # and what a server sink recorded normalizes without raising
+            assert isinstance(_command(served, env, {}), Command)
 
 
 @given(SCRIPT)
@@ -119,6 +127,10 @@ def _check(text: str) -> None:
 @example("echo $((9**9**9))")
 @example("source lib.sh; source lib.sh; source lib.sh")
 @example('eval "$0"; bash -c "$(cat $0)"')
+@example('A=(-tp "$X"); A+=("${A[@]}"); cat > c.yml <<EOF\nk: $X\nEOF\nvllm serve m "${A[@]}" --config c.yml &')
+@example("cat > c.yml <<EOF\nspeculative_config: {decoding_type: MTP\nmpirun trtllm-serve m --config c.yml")
+@example("""S='{"method": "mtp", "num_speculative_tokens": '$X; python3 -m sglang.launch_server --tp $S""")
+@example("for ((i = 0; i < 99999999; i++)); do X+=$i; done; vllm serve $X")
 def test_grammar(text: str) -> None:
     _check(text)
 

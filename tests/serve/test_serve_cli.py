@@ -117,3 +117,14 @@ def test_all_points_gives_more_commands() -> None:
     _, one, _ = serve(str(FIXTURES / "serve"), "--format", "json")
     _, every, _ = serve(str(FIXTURES / "serve"), "--format", "json", "--all-points")
     assert len(json.loads(every)["commands"]) > len(json.loads(one)["commands"])
+
+
+def test_the_doc_lists_every_key_emitted() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "serve.md").read_text(encoding="utf-8")
+    table = doc[doc.index("| key | meaning |"):]
+    listed = {k for row in table.splitlines() if row.startswith("| `")
+              for k in (part.strip("` ") for part in row.split("|")[1].split(","))}
+    _, out, _ = serve(str(FIXTURES / "serve"), "--format", "json")
+    doc_json = json.loads(out)
+    emitted = {k for c in doc_json["commands"] for k in c} | {"coverage"}
+    assert emitted == listed, f"documented {sorted(listed - emitted)}, undocumented {sorted(emitted - listed)}"
