@@ -82,6 +82,9 @@ def recipe_workers(doc: YMap, path: str, selector: str = "") -> tuple[dict[str, 
     if not isinstance(backend, Mapping):
         return {}, reasons + [f"recipe {path} has no backend block"]
     engine = str(backend.get("type") or "").lower()
+    if not engine:  # older recipes name no type: the one ``<engine>_config`` block says it
+        found = [e for e in ("sglang", "vllm", "trtllm") if isinstance(backend.get(f"{e}_config"), Mapping)]
+        engine = found[0] if len(found) == 1 else ""
     engine = {"trt": "trtllm", "trt-llm": "trtllm", "tensorrt-llm": "trtllm"}.get(engine, engine)
     config = backend.get(f"{engine}_config")
     if engine not in ("sglang", "vllm", "trtllm") or not isinstance(config, Mapping):
