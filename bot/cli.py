@@ -304,7 +304,7 @@ def _lint(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         tree: Tree = cli_compare.open_head(args)
-        conf: Config = load_config(tree, args.config)
+        conf: Config = cli_compare.policy_config(args, tree)
         select = _rule_list(args.select)
         ignore = _rule_list(args.ignore)
         if select is not None:

@@ -5,16 +5,18 @@ does) and never judges (bot/newonly.py compares)."""
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from bot.config import Config
+from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding
 from bot.newonly import Comparison, against_baseline, compare, write_baseline
 from bot.newonly import read_baseline as parse_baseline
 from bot.repo.git import STAGED, IndexTree, has_commit, renames
 from bot.repo.tree import Tree, open_tree
+from bot.report import visible
 
 if TYPE_CHECKING:
     from bot.lint import LintResult
@@ -94,3 +96,25 @@ def save_baseline(path: str, findings: list[Finding]) -> str:
     n = len({f.fingerprint for f in findings})
     return f"benchbot: wrote {n} fingerprint{'' if n == 1 else 's'} to {path}"
 
+
+def policy_config(args: argparse.Namespace, tree: Tree) -> Config:
+    """With ``--new-from-rev REV`` (a gate on a change) the configuration is REV's, not the
+    changed tree's (unless ``--config`` names one): a change cannot relax its own check. What
+    it changes there is said on stderr."""
+    if not args.new_from_rev or args.config:
+        return load_config(tree, args.config)
+    from bot.github.policy import changes
+
+    conf = load_config(open_tree(args.path, args.new_from_rev))
+    try:
+        mine = load_config(tree)
+    except ConfigError as exc:
+        print(f"benchbot: using the configuration of {visible(args.new_from_rev)}; this tree's does not load: "
+              f"{visible(str(exc))}", file=sys.stderr)
+        return conf
+    diff = changes(conf, mine)
+    if diff:
+        shown = "; ".join(f"{name}: {a} -> {b}" for name, a, b in diff[:5]) + ("; ..." if len(diff) > 5 else "")
+        print(f"benchbot: using the configuration of {visible(args.new_from_rev)}; this tree changes it "
+              f"({visible(shown)}), which takes effect once it is the base", file=sys.stderr)
+    return conf

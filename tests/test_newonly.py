@@ -194,6 +194,24 @@ def test_new_from_rev_reports_only_the_new_mistake(committed_seed: Path, capsys:
     assert out[1].startswith(f"1 finding (1 error); {n} findings already on HEAD not shown; "), out[1]
 
 
+def test_new_from_rev_takes_the_configuration_from_rev(committed_seed: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A change cannot relax its own gate: its .benchbot.yml takes effect once it is the base."""
+    repo = committed_seed
+    _base(repo, capsys)
+    (repo / ".benchbot.yml").write_text("ignore: [unknown-runner-label]\n")
+    config = repo / "configs/amd-master.yaml"
+    config.write_text(config.read_text().replace("runner: mi300x", "runner: mi300x-typo", 1))
+    assert main(["lint", str(repo), "--new-from-rev", "HEAD"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[0].endswith("[unknown-runner-label]")
+    assert "using the configuration of HEAD; this tree changes it (ignore: [] -> [unknown-runner-label])" \
+        in captured.err
+    # an explicit --config is the caller's choice, and obeyed
+    (repo / "mine.yml").write_text("ignore: [unknown-runner-label]\n")
+    assert main(["lint", str(repo), "--new-from-rev", "HEAD", "--config", str(repo / "mine.yml")]) == 0
+
+
 def test_new_from_rev_counts_fixes(committed_seed: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo = committed_seed
     rows = _base(repo, capsys)

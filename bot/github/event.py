@@ -25,7 +25,7 @@ from typing import Any
 
 from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding, Severity
-from bot.github import once, review
+from bot.github import once, policy, review
 from bot.github.diff import Changes
 from bot.github.diff import changes as diff_changes
 from bot.github.port import Comment, GitHubError, Port
@@ -134,9 +134,17 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
         return Outcome(EXIT_OK, logs=[f"benchbot: #{number} is a draft; it is reviewed when marked ready"])
     try:
         head_tree, base_tree = _trees(workspace, head_sha, base_sha)
-        conf = load_config(head_tree, opts.config)
+        # policy from the base: a pull request cannot change its own gate (what it changes is shown)
+        conf = load_config(base_tree, opts.config)
     except (TreeError, ConfigError) as exc:
         return Outcome(EXIT_ERROR, logs=[f"benchbot: {exc}"])
+    head_conf: Config | None = None
+    head_error: str | None = None
+    if opts.config is None:
+        try:
+            head_conf = load_config(head_tree)
+        except ConfigError as exc:
+            head_error = str(exc)
     if opts.fail_on is not None:
         conf = replace(conf, fail_on=opts.fail_on)
     try:
@@ -170,7 +178,8 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
         reminder = conf.github.recipe_reminder if conf.github.reminds([f.path for f in pr_files]) else None
         login = bot_login(conf, port)
         ctx = review.Context(head_sha, base_sha, base_ref or base_sha[:12], login, head.stats, reminder,
-                             conf.github.inline_comments, link if repo_url else None)
+                             conf.github.inline_comments, link if repo_url else None,
+                             policy.notice(conf, head_conf, head_error, parts.new + parts.old))
         comments = port.issue_comments(number)
         plan = review.plan(parts, changed, comments, port.review_comments(number), ctx)
         out.step_summary = _job_summary(plan)

@@ -191,6 +191,7 @@ class Context:
     reminder: str | None = None  # the recipe reminder, when the PR calls for it
     inline_comments: bool = True
     link: Link | None = None
+    policy: str | None = None  # what the PR changes in benchbot's configuration (``bot.github.policy``)
 
 
 def plan(split_: Split, changes: Changes, comments: list[Comment], review_comments: list[ReviewComment],
@@ -260,6 +261,8 @@ def summary_body(split_: Split, p: Plan, resolved_before: int, ctx: Context) -> 
     if resolved:
         head.append(f"{plural(resolved, 'earlier inline comment')} on fixed findings marked resolved.")
     tail = []
+    if ctx.policy:
+        tail += ["", ctx.policy]
     if ctx.reminder:
         quoted = "\n".join(f"> {ln}" if ln else ">" for ln in ctx.reminder.strip().splitlines())
         tail += ["", "> **Recipe reminder**", ">", quoted]

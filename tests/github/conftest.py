@@ -125,3 +125,20 @@ def entry_pr(seed_pr: PR) -> PR:
     from tests.github.commenting import make_entry_pr
 
     return make_entry_pr(seed_pr)
+
+
+def with_base_config(pr: PR, text: str, number: int = 8) -> PR:
+    """The PR's branch rebuilt on a base whose ``.benchbot.yml`` is ``text`` (a new PR number)."""
+    repo = pr.repo
+    git(repo, "checkout", "-q", "main")
+    (repo / ".benchbot.yml").write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "benchbot config")
+    base = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "checkout", "-q", "kimi-mtp")
+    git(repo, "merge", "-q", "--no-edit", "main")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    pr.gh.add_pull(REPO, number=number, head_sha=head, base_sha=base, head_ref="kimi-mtp", base_ref="main",
+                   user="alice", title="kimik2.5 MTP", files=pr_files(repo, base, head))
+    pr.number, pr.base, pr.head = number, base, head
+    return pr

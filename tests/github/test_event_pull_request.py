@@ -12,7 +12,7 @@ import pytest
 from bot.config import Config
 from bot.lint import lint
 from bot.repo.tree import WorkTree
-from tests.github.conftest import ACTIONS_BOT, MTP_ENTRIES, MTP_SCRIPTS, PR, REPO
+from tests.github.conftest import ACTIONS_BOT, MTP_ENTRIES, MTP_SCRIPTS, PR, REPO, with_base_config
 
 CONFIG = "configs/amd-master.yaml"
 
@@ -172,14 +172,12 @@ def test_a_post_that_landed_behind_a_502_is_not_posted_again(seed_pr: PR) -> Non
 
 
 def test_config_names_the_bot_and_adds_the_recipe_reminder_once(seed_pr: PR) -> None:
-    (seed_pr.repo / ".benchbot.yml").write_text(
-        "github:\n  bot-login: github-actions[bot]\n  recipe-reminder: |\n"
-        "    Compare the serve command with the official vLLM recipe or SGLang cookbook.\n")
-    seed_pr.commit("benchbot config")
-    seed_pr.run("opened")
-    seed_pr.run("synchronize")
-    assert not any(r.path == "/user" for r in seed_pr.gh.requests)  # the login came from the config
-    [summary] = seed_pr.gh.issue_comments(REPO, 7)
+    pr = with_base_config(seed_pr, "github:\n  bot-login: github-actions[bot]\n  recipe-reminder: |\n"
+                                   "    Compare the serve command with the official vLLM recipe or SGLang cookbook.\n")
+    pr.run("opened")
+    pr.run("synchronize")
+    assert not any(r.path == "/user" for r in pr.gh.requests)  # the login came from the (base's) config
+    [summary] = pr.gh.issue_comments(REPO, 8)
     assert summary["body"].count("official vLLM recipe") == 1
     assert "> **Recipe reminder**" in summary["body"]
 

@@ -1,0 +1,83 @@
+"""Policy from the base: what a pull request changes in benchbot's own configuration.
+
+The review of a pull request runs under the configuration of its base commit (rules,
+severities, ignores, the fail level, the profile): a pull request cannot switch off its
+own review. What it changes there is shown in the summary instead, with the findings its
+configuration would hide. Pure: configurations and findings in, Markdown out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from bot.config import Config
+from bot.findings import Finding
+from bot.report import markdown as md
+
+
+def changes(base: Config, head: Config) -> list[tuple[str, str, str]]:
+    """(setting, base value, head value) for every effective setting that differs."""
+    out: list[tuple[str, str, str]] = []
+    for name, a, b in _fields(base, head, ""):
+        if a != b:
+            out.append((name, a, b))
+    return out
+
+
+def _fields(base: Any, head: Any, prefix: str) -> Iterable[tuple[str, str, str]]:
+    for f in dataclasses.fields(base):
+        if f.name == "source":
+            continue
+        a, b = getattr(base, f.name), getattr(head, f.name)
+        name = f"{prefix}{f.name.replace('_', '-')}"
+        if dataclasses.is_dataclass(a) and dataclasses.is_dataclass(b) and not isinstance(a, type):
+            yield from _fields(a, b, f"{name}.")
+        else:
+            yield name, _show(a), _show(b)
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, (frozenset, set)):
+        return "[" + ", ".join(sorted(str(x) for x in v)) + "]"
+    if isinstance(v, Mapping):
+        return "{" + ", ".join(f"{k}: {_show(x)}" for k, x in sorted(v.items(), key=lambda kv: str(kv[0]))) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_show(x) for x in v) + "]"
+    label = getattr(v, "label", None)
+    return str(label) if isinstance(label, str) else str(v)
+
+
+def hidden(findings: Iterable[Finding], head: Config) -> list[Finding]:
+    """The findings (made under the base configuration) the head's would not report."""
+    out = []
+    for f in findings:
+        severity = head.severity.get(f.rule, f.severity)
+        if not head.enabled(f.rule) or head.ignored_at(f.rule, f.path) or severity < head.fail_on:
+            out.append(f)
+    return out
+
+
+def notice(base: Config, head: Config | None, head_error: str | None, findings: list[Finding]) -> str | None:
+    """The summary section on a configuration change (None when the PR changes nothing)."""
+    if head is None and head_error is None:
+        return None
+    lines = ["#### This pull request changes benchbot's configuration", "",
+             f"This review uses the configuration of the base (`{md.escape(base.source or 'defaults')}`); "
+             "the pull request's own takes effect once it is merged."]
+    if head_error is not None:
+        lines += ["", f"The pull request's configuration does not load: {md.escape(head_error)}"]
+        return "\n".join(lines)
+    assert head is not None
+    diff = changes(base, head)
+    if not diff:
+        return None
+    lines += ["", "| setting | base | this pull request |", "|---|---|---|"]
+    lines += [f"| `{name}` | {md.code(a)} | {md.code(b)} |" for name, a, b in diff]
+    gone = hidden(findings, head)
+    if gone:
+        shown = ", ".join(f"{md.code(f'{f.path}:{f.line}')} {f.rule}" for f in gone[:10])
+        more = f" and {len(gone) - 10} more" if len(gone) > 10 else ""
+        lines += ["", f"Under it, {len(gone)} of this head's findings would not fail the check: {shown}{more}."]
+    return "\n".join(lines)
