@@ -148,8 +148,11 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
     if opts.fail_on is not None:
         conf = replace(conf, fail_on=opts.fail_on)
     try:
-        head = lint(head_tree, conf)
         base = lint(base_tree, conf)
+        # inline suppressions the base has count; those the pull request adds are shown, not obeyed
+        known = policy.suppression_keys(base.facts.suppressions)
+        head = lint(head_tree, conf, honoured=lambda s: policy.suppression_key(s) in known)
+        added = policy.added_suppressions(head.facts.suppressions, known)
     except Exception as exc:  # a bug of ours, never "findings": say so on the PR, one line, exit 3
         out = _not_analysed(number, head_sha, base_sha, base_ref or base_sha[:12], _reason(exc), conf, make_port)
         if opts.debug:
@@ -179,7 +182,7 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
         login = bot_login(conf, port)
         ctx = review.Context(head_sha, base_sha, base_ref or base_sha[:12], login, head.stats, reminder,
                              conf.github.inline_comments, link if repo_url else None,
-                             policy.notice(conf, head_conf, head_error, parts.new + parts.old))
+                             policy.notice(conf, head_conf, head_error, parts.new + parts.old, added))
         comments = port.issue_comments(number)
         plan = review.plan(parts, changed, comments, port.review_comments(number), ctx)
         out.step_summary = _job_summary(plan)

@@ -15,6 +15,7 @@ from typing import Any
 from bot.config import Config
 from bot.findings import Finding
 from bot.report import markdown as md
+from bot.suppress import Suppression
 
 
 def changes(base: Config, head: Config) -> list[tuple[str, str, str]]:
@@ -59,25 +60,48 @@ def hidden(findings: Iterable[Finding], head: Config) -> list[Finding]:
     return out
 
 
-def notice(base: Config, head: Config | None, head_error: str | None, findings: list[Finding]) -> str | None:
-    """The summary section on a configuration change (None when the PR changes nothing)."""
-    if head is None and head_error is None:
-        return None
-    lines = ["#### This pull request changes benchbot's configuration", "",
-             f"This review uses the configuration of the base (`{md.escape(base.source or 'defaults')}`); "
-             "the pull request's own takes effect once it is merged."]
+def suppression_key(s: Suppression) -> tuple[str, tuple[str, ...], str]:
+    """A suppression by what it says and where, not by its line (an edit above it moves it)."""
+    return (s.path, s.rules, s.text.strip())
+
+
+def suppression_keys(found: Mapping[str, list[Suppression]]) -> frozenset[tuple[str, tuple[str, ...], str]]:
+    return frozenset(suppression_key(s) for sups in found.values() for s in sups)
+
+
+def added_suppressions(head: Mapping[str, list[Suppression]],
+                       base: frozenset[tuple[str, tuple[str, ...], str]]) -> list[Suppression]:
+    """The head's inline suppressions its base does not have."""
+    return sorted((s for sups in head.values() for s in sups if suppression_key(s) not in base),
+                  key=lambda s: (s.path, s.line))
+
+
+def notice(base: Config, head: Config | None, head_error: str | None, findings: list[Finding],
+           added: list[Suppression] | None = None) -> str | None:
+    """The summary section on what the pull request changes in benchbot's own policy: its
+    configuration and the inline suppressions it adds (None when it changes neither)."""
+    lines: list[str] = []
     if head_error is not None:
-        lines += ["", f"The pull request's configuration does not load: {md.escape(head_error)}"]
-        return "\n".join(lines)
-    assert head is not None
-    diff = changes(base, head)
-    if not diff:
+        lines += [f"The pull request's configuration does not load: {md.escape(head_error)}"]
+    elif head is not None and (diff := changes(base, head)):
+        lines += [f"This review uses the configuration of the base (`{md.escape(base.source or 'defaults')}`); "
+                  "the pull request's own takes effect once it is merged.", "",
+                  "| setting | base | this pull request |", "|---|---|---|"]
+        lines += [f"| `{name}` | {md.code(a)} | {md.code(b)} |" for name, a, b in diff]
+        gone = hidden(findings, head)
+        if gone:
+            shown = ", ".join(f"{md.code(f'{f.path}:{f.line}')} {f.rule}" for f in gone[:10])
+            more = f" and {len(gone) - 10} more" if len(gone) > 10 else ""
+            lines += ["", f"Under it, {len(gone)} of this head's findings would not fail the check: {shown}{more}."]
+    if added:
+        if lines:
+            lines.append("")
+        lines += [f"It adds {len(added)} inline suppression{'' if len(added) == 1 else 's'}, not applied to "
+                  "its own review:", ""]
+        lines += [f"- {md.code(f'{s.path}:{s.line}')} ignores {', '.join(md.code(r) for r in s.rules)}: "
+                  f"{md.escape(s.reason) if s.reason else '(no reason given)'}" for s in added[:20]]
+        if len(added) > 20:
+            lines.append(f"- and {len(added) - 20} more")
+    if not lines:
         return None
-    lines += ["", "| setting | base | this pull request |", "|---|---|---|"]
-    lines += [f"| `{name}` | {md.code(a)} | {md.code(b)} |" for name, a, b in diff]
-    gone = hidden(findings, head)
-    if gone:
-        shown = ", ".join(f"{md.code(f'{f.path}:{f.line}')} {f.rule}" for f in gone[:10])
-        more = f" and {len(gone) - 10} more" if len(gone) > 10 else ""
-        lines += ["", f"Under it, {len(gone)} of this head's findings would not fail the check: {shown}{more}."]
-    return "\n".join(lines)
+    return "\n".join(["#### This pull request changes benchbot's configuration", "", *lines])

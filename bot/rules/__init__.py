@@ -9,7 +9,7 @@ docstring (What it does / Why is this bad? / Example / Fix) and
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -67,17 +67,20 @@ def resolve_rule(name: str) -> str | None:
     return BY_CODE.get(name.upper())
 
 
-def run(facts: Facts, conf: Config) -> list[Finding]:
+def run(facts: Facts, conf: Config, honoured: Callable[[Suppression], bool] | None = None) -> list[Finding]:
     """Every enabled rule over the facts, minus per-path ignores and inline
-    suppressions, with configured severities, sorted."""
+    suppressions, with configured severities, sorted. ``honoured``: which inline
+    suppressions count (a pull request's review counts only those its base has)."""
     raw: list[Finding] = []
     for rid, module in RULES.items():
         if conf.enabled(rid) and module is not unused_suppression:
             raw.extend(f for f in module.check(facts, conf) if not conf.ignored_at(rid, f.path))
-    out, used = suppress(raw, facts.suppressions)
+    sups = facts.suppressions if honoured is None else \
+        {p: [s for s in found if honoured(s)] for p, found in facts.suppressions.items()}
+    out, used = suppress(raw, sups)
     if conf.enabled(unused_suppression.ID):
-        texts = {p: facts.tree.text(p) or "" for p in facts.suppressions}
-        out.extend(f for f in unused_suppression.check_unused(facts.suppressions, used, texts, conf)
+        texts = {p: facts.tree.text(p) or "" for p in sups}
+        out.extend(f for f in unused_suppression.check_unused(sups, used, texts, conf)
                    if not conf.ignored_at(f.rule, f.path))
     out = [dataclasses.replace(f, severity=conf.severity[f.rule]) if f.rule in conf.severity else f for f in out]
     out = fold(out)

@@ -3,6 +3,7 @@ summary shows what it changes. Real git repos, the real PyGithub stack, the fake
 
 from __future__ import annotations
 
+from tests.conftest import git
 from tests.github.conftest import PR, REPO, with_base_config
 
 
@@ -39,3 +40,33 @@ def test_the_base_config_is_obeyed(seed_pr: PR) -> None:
     code, _ = pr.run("opened")
     assert code == 0 and pr.gh.review_comments(REPO, 8) == []
     assert "changes benchbot's configuration" not in summary_of(pr)
+
+
+def test_suppressions_a_pull_request_adds_are_shown_not_obeyed(seed_pr: PR) -> None:
+    launcher = seed_pr.repo / "runners/launch_mi300x-amds.sh"
+    lines = launcher.read_text().splitlines(keepends=True)
+    lines.insert(1, "# benchbot: ignore-file[ignored-variant] reason: MTP on MI300X is tested by hand\n")
+    launcher.write_text("".join(lines))
+    seed_pr.commit("silence the launcher")
+    code, _ = seed_pr.run("opened")
+    assert code == 1
+    body = summary_of(seed_pr)
+    assert "It adds 1 inline suppression, not applied to its own review:" in body
+    assert "`runners/launch_mi300x-amds.sh:2` ignores `ignored-variant`: reason: MTP on MI300X is tested by hand" \
+        in body
+    assert "launch\\_mi300x-amds.sh dispatches" in body  # still reported
+
+
+def test_suppressions_the_base_has_are_obeyed(seed_pr: PR) -> None:
+    repo = seed_pr.repo
+    git(repo, "checkout", "-q", "main")
+    launcher = repo / "runners/launch_mi300x-amds.sh"
+    lines = launcher.read_text().splitlines(keepends=True)
+    lines.insert(1, "# benchbot: ignore-file[ignored-variant] reason: tested by hand\n")
+    launcher.write_text("".join(lines))
+    pr = with_base_config(seed_pr, "fail-on: warning\n")  # commits the suppression on main too
+    code, _ = pr.run("opened")
+    body = summary_of(pr)
+    assert "inline suppression" not in body
+    assert "launch\\_mi300x-amds.sh dispatches" not in body and "launch\\_mi325x-amds.sh dispatches" in body
+    assert code == 1
