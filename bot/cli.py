@@ -177,22 +177,11 @@ def _dispatch(args: argparse.Namespace) -> int:
     import fnmatch
     import json
 
-    from bot.repo.facts import gather
     from bot.report.dispatch import rows, text_line
 
-    try:
-        tree = open_tree(args.path, args.rev)
-        conf = load_config(tree, args.config)
-    except (TreeError, ConfigError) as exc:
-        print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
-        return EXIT_USAGE
-    tree.limit(conf.max_file_bytes)
-    facts = gather(tree, conf.profile)
-    names = [e.name for e in facts.entries]
-    for pattern in args.entry or ():
-        if not any(fnmatch.fnmatchcase(name, pattern) for name in names):
-            print(visible(f"benchbot: no entry matches {pattern} ({_entry_hint(names, pattern)})"), file=sys.stderr)
-            return EXIT_USAGE
+    facts = cli_serve.entry_facts(args, _entry_hint)
+    if isinstance(facts, int):
+        return facts
     table = [r for r in rows(facts)
              if not args.entry or any(fnmatch.fnmatchcase(str(r["entry"]), pat) for pat in args.entry)]
     if args.format == "json":

@@ -7,10 +7,14 @@ import fnmatch
 import json
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from bot.config import ConfigError, load_config
 from bot.repo.tree import TreeError, open_tree
 from bot.report import visible
+
+if TYPE_CHECKING:
+    from bot.repo.facts import Facts
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -26,11 +30,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     serve.add_argument("--config", help="configuration file")
 
 
-def run(args: argparse.Namespace, entry_hint: Callable[[list[str], str], str]) -> int:
+def entry_facts(args: argparse.Namespace, entry_hint: Callable[[list[str], str], str],
+                **gather_options: Any) -> Facts | int:
+    """The facts of ``args.path``/``args.rev`` for ``dispatch`` and ``serve``, or the exit code
+    of a usage error (a tree or configuration that cannot be read, an ``--entry`` glob that
+    matches no entry: its message is printed)."""
     from bot.repo.facts import gather
-    from bot.report.serve import text_lines, to_json
-    from bot.serve.gather import gather as gather_serve
-    from bot.serve.gather import sinks
 
     try:
         tree = open_tree(args.path, args.rev)
@@ -39,12 +44,23 @@ def run(args: argparse.Namespace, entry_hint: Callable[[list[str], str], str]) -
         print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     tree.limit(conf.max_file_bytes)
-    facts = gather(tree, conf.profile, sinks=sinks(), references=False)
+    facts = gather(tree, conf.profile, **gather_options)
     names = [e.name for e in facts.entries]
     for pattern in args.entry or ():
         if not any(fnmatch.fnmatchcase(name, pattern) for name in names):
             print(visible(f"benchbot: no entry matches {pattern} ({entry_hint(names, pattern)})"), file=sys.stderr)
             return EXIT_USAGE
+    return facts
+
+
+def run(args: argparse.Namespace, entry_hint: Callable[[list[str], str], str]) -> int:
+    from bot.report.serve import text_lines, to_json
+    from bot.serve.gather import gather as gather_serve
+    from bot.serve.gather import sinks
+
+    facts = entry_facts(args, entry_hint, sinks=sinks(), references=False)
+    if isinstance(facts, int):
+        return facts
     entries = [e for e in facts.entries if not args.entry or any(fnmatch.fnmatchcase(e.name, p) for p in args.entry)]
     launches = list(gather_serve(facts, entries, all_points=args.all_points))
     if args.format == "json":
@@ -53,4 +69,3 @@ def run(args: argparse.Namespace, entry_hint: Callable[[list[str], str], str]) -
         for line in text_lines(launches):
             print(line)
     return EXIT_OK
-

@@ -104,6 +104,7 @@ class Builder:
     sources: dict[str, str] = field(default_factory=dict)
     unknown: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    _positional_seen: bool = False
     model: str | None = None
 
     def reason(self, text: str) -> None:
@@ -126,6 +127,14 @@ class Builder:
             self.note(f"{dest} given more than once; the last one ({src}) wins")
         self.args[dest] = value
         self.sources[dest] = src
+
+    def positional_model(self, tok: Tok) -> None:
+        """A positional argument: the first is the model (``vllm serve MODEL``), others are stray."""
+        if self._positional_seen:
+            self.stray(tok)
+            return
+        self._positional_seen = True
+        self.put_model(tok)
 
     def put_model(self, tok: Tok, src: str | None = None) -> None:
         self.sources["model"] = src or tok.src

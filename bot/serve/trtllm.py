@@ -85,15 +85,7 @@ def _merge_file(b: Builder, data: Mapping[str, Any], f: File) -> None:
 
 def normalize(toks: Sequence[Tok], files: Mapping[str, File] | None, env: Mapping[str, str]) -> Command:
     b = Builder("trtllm", toks, env)
-    seen = [False]
     config: list[Tok] = []
-
-    def on_positional(tok: Tok) -> None:
-        if seen[0]:
-            b.stray(tok)
-            return
-        seen[0] = True
-        b.put_model(tok)
 
     def on_value(opt: Opt, name: str, values: Sequence[Tok], tok: Tok) -> None:
         if opt.dest == "extra_llm_api_options" and values:
@@ -108,7 +100,7 @@ def normalize(toks: Sequence[Tok], files: Mapping[str, File] | None, env: Mappin
             b.args["backend"] = "tensorrt"
             b.note("--backend trt is an alias of tensorrt")
 
-    walk(toks, b, lookup, on_value, on_positional)
+    walk(toks, b, lookup, on_value, b.positional_model)
     if config:
         data, f = configfile.load(b, "--extra_llm_api_options", config[-1], files)
         if f is not None:

@@ -164,14 +164,6 @@ def normalize(toks: Sequence[Tok], files: Mapping[str, File] | None, env: Mappin
             _apply_config(b, data, f)
             from_config = {d: f.path for d in b.args}
         b.sources.setdefault("config", flag.src)
-    seen = [False]  # a positional model on the command line (it wins over the config's)
-
-    def on_positional(tok: Tok) -> None:
-        if seen[0]:
-            b.stray(tok)
-            return
-        seen[0] = True
-        b.put_model(tok)
 
     def on_value(opt: Opt, name: str, values: Sequence[Tok], tok: Tok) -> None:
         if opt.dest in from_config and not opt.path:
@@ -183,7 +175,7 @@ def normalize(toks: Sequence[Tok], files: Mapping[str, File] | None, env: Mappin
             return
         store(b, opt, values, tok)
 
-    walk(rest, b, lookup, on_value, on_positional)
+    walk(rest, b, lookup, on_value, b.positional_model)
     _speculative_notes(b)
     return b.done(spec_of("vllm", b.args))
 

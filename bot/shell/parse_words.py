@@ -14,6 +14,7 @@ from bot.shell.parse_tree import pos as _pos
 from bot.shell.words import ansi_c as _ansi_c
 from bot.shell.words import merge as _merge
 from bot.shell.words import unescape_dq as _unescape_dq
+from bot.shell.words import unescape_heredoc as _unescape_heredoc
 from bot.shell.words import unescape_unquoted as _unescape_unquoted
 
 Node = Any  # tree_sitter.Node (the stubs are incomplete)
@@ -213,19 +214,3 @@ class WordConverter:
                 op = "/" + first[0] if first[0] != "/" else "//"
                 arg = ir.Word((ir.Lit(first[1:], arg.parts[0].quoted),) + arg.parts[1:], arg.pos)
         return ir.Param(name, op, arg, arg2, quoted)
-
-
-def _unescape_heredoc(text: str) -> str:
-    """Backslashes in an unquoted here-document quote only ``$``, `` ` ``, ``\\`` and a newline."""
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text) and text[i + 1] in "$`\\\n":
-            if text[i + 1] != "\n":
-                out.append(text[i + 1])
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)

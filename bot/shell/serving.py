@@ -189,7 +189,7 @@ class Serving(Core):
         """Record the environment the script at ``argv[idx]`` starts with."""
         if self.opt.sinks is None:
             return
-        changed, _, _ = self._changes(st)
+        changed, dropped, _ = self._changes(st)
         exported = _Exported(st, changed)
         words = [known(a) for a in argv[:idx]]
         bases = [posixpath.basename(w) if w else None for w in words]
@@ -262,10 +262,7 @@ class Serving(Core):
         everything = boundary == "" or (boundary == "srun --export" and "ALL" in _export_items(words, srun))
         st.emit(Handed(target, loc, tuple(sorted(env.items())), complete, boundary,
                        () if everything else tuple(sorted(inherited)), everything,
-                       self._dropped(st) if everything else ()))
-
-    def _dropped(self, st: State) -> tuple[str, ...]:
-        return self._changes(st)[1]
+                       dropped if everything else ()))
 
     def _changes(self, st: State) -> tuple[dict[str, Val], tuple[str, ...], list[tuple[str, Var]]]:
         """What differs from the env the evaluation started with, from the persistent map's

@@ -15,6 +15,12 @@ def merge(parts: list[ir.Part]) -> list[ir.Part]:
     return out
 
 
+def unescape_heredoc(text: str) -> str:
+    """The text of an unquoted here-document: a backslash quotes only ``$``, `` ` ``, ``\\``
+    and a newline (as in double quotes, without ``"``)."""
+    return _unescape(text, "$`\\\n")
+
+
 def _unescape(text: str, escapable: str | None) -> str:
     """Drop the backslash before an escapable character (any, when None); a
     backslash-newline is a line continuation and disappears whole."""
