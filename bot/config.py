@@ -77,6 +77,8 @@ class BenchConfig:
     allow: frozenset[str] = frozenset()
     max_per_hour: int = 6
     poll_seconds: float = 20.0
+    max_jobs: int = 64  # benchmark jobs one command may start without --yes
+    labels: tuple[tuple[str, str], ...] = ()  # PR label -> /bench target (the label trigger)
 
 
 @dataclass(frozen=True)
@@ -241,6 +243,8 @@ def from_mapping(data: Mapping[str, Any], path: str) -> Config:
         allow=frozenset(str(x).lower() for x in b.get("allow", [])),
         max_per_hour=int(b.get("max-per-hour", defaults.max_per_hour)),
         poll_seconds=float(b.get("poll-seconds", defaults.poll_seconds)),
+        max_jobs=int(b.get("max-jobs", defaults.max_jobs)),
+        labels=tuple((str(k), str(v)) for k, v in b.get("labels", {}).items()),
     )
     max_file = min(int(float(data.get("max-file-mb", DEFAULT_MAX_BYTES / 2**20)) * 2**20), HARD_MAX_BYTES)
     return Config(select, ignore, severity, fail_on, profile, path, per_path, github, bench, max(1, max_file))

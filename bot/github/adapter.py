@@ -14,16 +14,17 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import github
-import requests
 from github import Auth, GithubException, GithubRetry
 from urllib3.response import BaseHTTPResponse
 
+from bot.github.adapter_bench import BenchAdapter
+from bot.github.adapter_results import ResultsAdapter
+from bot.github.calls import call as _call
 from bot.github.port import (
     ChangedFile,
     Comment,
@@ -110,26 +111,7 @@ def make_retry(settings: Settings) -> BoundedRetry:
     )
 
 
-@contextmanager
-def _call(operation: str) -> Iterator[None]:
-    """Turn library and transport errors into :class:`GitHubError`."""
-    try:
-        yield
-    except GithubException as exc:
-        message = exc.data.get("message") if isinstance(exc.data, dict) else None
-        raise GitHubError(exc.status, str(message or exc.data or "error"), operation) from None
-    except requests.exceptions.RetryError as exc:
-        raise GitHubError(0, f"gave up after retries ({_reason(exc)})", operation) from None
-    except requests.exceptions.RequestException as exc:
-        raise GitHubError(0, f"no response ({_reason(exc)})", operation) from None
-
-
-def _reason(exc: Exception) -> str:
-    inner = exc.args[0] if exc.args else exc
-    return str(getattr(inner, "reason", inner))
-
-
-class PyGithubPort:
+class PyGithubPort(BenchAdapter, ResultsAdapter):
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.gh = github.Github(

@@ -183,5 +183,5 @@ def run(ctx: Ctx, cmd: commands.Bench, note: str) -> None:
     ctx.reply(f"\U0001f680 Dispatched {len(sel.entries)} entr{'y' if len(sel.entries) == 1 else 'ies'} on "
               f"{md.code(cmd.target)} ({', '.join(md.code(x) for x in sel.label_family)}) at pinned head `{sha}` "
               f"({'named in the command' if bound.how == 'named' else 'the head when you commented'}):\n\n"
-              f"{entries}\n\nRun: {link}{forced}{note}", extra_marker=f"<!-- benchbot:dispatch {ctx.comment_id} -->")
+              f"{entries}\n\nRun: {link}{forced}{note}", extra_marker=f"<!-- benchbot:dispatch {ctx.comment_id} -->{claim.run_marker(title)}")
     ctx.out.logs.append(f"benchbot: dispatched {', '.join(sel.entries)} at {sha[:12]}")

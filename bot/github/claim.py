@@ -55,6 +55,25 @@ def dispatching_title(body: str) -> str | None:
         return None
 
 
+def run_marker(title: str) -> str:
+    """On a dispatch's final answer: the title of the run it started (the workflow_run handler
+    finds the answer to edit by it)."""
+    return f"<!-- benchbot:run {base64.urlsafe_b64encode(title.encode()).decode()} -->"
+
+
+_RUN = re.compile(r"<!-- benchbot:run ([A-Za-z0-9_=-]*) -->")
+
+
+def run_title(body: str) -> str | None:
+    m = _RUN.search(body)
+    if m is None:
+        return None
+    try:
+        return base64.urlsafe_b64decode(m[1].encode()).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+
+
 @dataclass(frozen=True)
 class State:
     answered: Comment | None = None

@@ -178,7 +178,8 @@ def _open_claim(port: Port, conf: Config, number: int, comment_id: int, open_cla
     url = None if conf.bench.repository_dispatch else port.find_run(conf.bench.workflow, title, open_claim.created_at)
     if rocket or url:
         link = f"[{md.escape(title)}]({md.safe_url(url)})" if url else md.code(title)
-        port.edit_issue_comment(open_claim.id, f"{marker}<!-- benchbot:dispatch {comment_id} -->\n\U0001f680 "
+        port.edit_issue_comment(open_claim.id, f"{marker}<!-- benchbot:dispatch {comment_id} -->"
+                                f"{claim.run_marker(title)}\n\U0001f680 "
                                 f"Dispatched by an earlier run of the bot, which stopped before it could say so. "
                                 f"Run: {link}")
         port.react(comment_id, "rocket")

@@ -81,12 +81,21 @@ def read_event(env: Mapping[str, str]) -> tuple[str, dict[str, Any]]:
 
 def route(name: str, payload: dict[str, Any], env: Mapping[str, str], port: PortFactory, opts: Options) -> Outcome:
     opts = replace(opts, run=opts.run or once.run_name(env), debug=opts.debug or bool(env.get("BENCHBOT_DEBUG")))
+    workspace = env.get("GITHUB_WORKSPACE") or "."
+    if name in ("pull_request", "pull_request_target") and payload.get("action") == "labeled":
+        from bot.github.labels import labeled  # the label trigger of /bench
+
+        return labeled(payload, workspace, port, opts)
+    if name == "workflow_run":
+        from bot.github.results import workflow_run  # a dispatched benchmark finished: report it back
+
+        return workflow_run(payload, workspace, port, opts)
     if name == "pull_request":
-        return pull_request(payload, env.get("GITHUB_WORKSPACE") or ".", port, opts)
+        return pull_request(payload, workspace, port, opts)
     if name == "issue_comment":
         from bot.github.comments import issue_comment
 
-        return issue_comment(payload, env.get("GITHUB_WORKSPACE") or ".", port, opts)
+        return issue_comment(payload, workspace, port, opts)
     return Outcome(EXIT_OK, logs=[f"benchbot: nothing to do for the {name} event"])
 
 

@@ -11,6 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from bot.github.port_bench import BenchPort
+from bot.github.port_results import ResultsPort
+
 
 class GitHubError(Exception):
     """A GitHub call failed after retries; ``status`` is the HTTP status (0: no response)."""
@@ -117,7 +120,7 @@ class DraftComment:
     start_line: int | None = None
 
 
-class Port(Protocol):
+class Port(BenchPort, ResultsPort, Protocol):
     def login(self) -> str | None:
         """The token's own login, or None when GitHub will not say (an Actions token)."""
         ...

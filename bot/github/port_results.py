@@ -1,0 +1,9 @@
+"""The GitHub operations of the results handlers, as a Protocol that :class:`bot.github.port.Port` extends."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class ResultsPort(Protocol):
+    pass
