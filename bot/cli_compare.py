@@ -72,7 +72,13 @@ def comparison(args: argparse.Namespace, conf: Config, head: LintResult) -> tupl
         base_tree = open_tree(args.path, rev)
         base = lint(base_tree, conf)
         moved = renames(args.path, rev, STAGED if args.staged else args.rev)
-        return replace(compare(head.findings, base.findings, moved), rev=rev), time.perf_counter() - t0
+        compared = replace(compare(head.findings, base.findings, moved), rev=rev)
+        if args.new_from_rev:  # a change-level rule: the change against its named base (not a hook's HEAD)
+            from bot.newonly import with_change
+            from bot.rules.changelog_missing import check_change
+
+            compared = with_change(compared, check_change(base_tree, head.facts.tree, base.facts, head.facts, conf))
+        return compared, time.perf_counter() - t0
     if args.baseline:
         return against_baseline(head.findings, read_baseline(args.baseline), args.baseline), 0.0
     return None, 0.0

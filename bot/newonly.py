@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.findings import Finding
 from bot.report import plural
@@ -71,6 +71,16 @@ def compare(head: list[Finding], base: list[Finding], renames: Mapping[str, str]
     consequences = {c.fingerprint for f in moved for c in f.consequences}
     new, old = _split(head, causes, consequences)
     return Comparison(new, old, _fixed(causes, head))
+
+
+def with_change(compared: Comparison, findings: list[Finding]) -> Comparison:
+    """The comparison plus findings of change-level rules (``changelog-missing``): they judge
+    the change itself, so they are new by definition (a base has none to match)."""
+    if not findings:
+        return compared
+    new = sorted(compared.new + [f for f in findings if f.fingerprint not in {g.fingerprint for g in compared.new}],
+                 key=lambda f: f.sort_key())
+    return replace(compared, new=new)
 
 
 def against_baseline(head: list[Finding], known: set[str], file: str | None = None) -> Comparison:

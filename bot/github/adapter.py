@@ -24,6 +24,7 @@ from urllib3.response import BaseHTTPResponse
 
 from bot.github.adapter_bench import BenchAdapter
 from bot.github.adapter_results import ResultsAdapter
+from bot.github.adapter_threads import ThreadsAdapter
 from bot.github.calls import call as _call
 from bot.github.port import (
     ChangedFile,
@@ -111,7 +112,7 @@ def make_retry(settings: Settings) -> BoundedRetry:
     )
 
 
-class PyGithubPort(BenchAdapter, ResultsAdapter):
+class PyGithubPort(ThreadsAdapter, BenchAdapter, ResultsAdapter):
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.gh = github.Github(
@@ -198,26 +199,46 @@ class PyGithubPort(BenchAdapter, ResultsAdapter):
     def review_comments(self, number: int) -> list[ReviewComment]:
         with _call(f"list the review comments of #{number}"):
             return [ReviewComment(c.id, c.user.login if c.user else "", c.body or "", c.path, c.line,
-                                  c.in_reply_to_id, c.html_url or "")
+                                  c.in_reply_to_id, c.html_url or "", c.side, c.subject_type or "line")
                     for c in self._pull(number).get_review_comments()]
 
     def create_review(self, number: int, commit: str, body: str, comments: list[DraftComment]) -> None:
         drafts: list[dict[str, Any]] = []
         for d in comments:
-            item: dict[str, Any] = {"path": d.path, "line": d.line, "side": "RIGHT", "body": d.body}
-            if d.start_line is not None and d.start_line < d.line:
-                item.update(start_line=d.start_line, start_side="RIGHT")
+            item: dict[str, Any] = {"path": d.path, "body": d.body}
+            if d.line is None:
+                item["subject_type"] = "file"
+            else:
+                item.update(line=d.line, side=d.side)
+                if d.start_line is not None and d.start_line < d.line:
+                    item.update(start_line=d.start_line, start_side=d.side)
             drafts.append(item)
+        lines = [d for d in comments if d.line is not None]
+        files = [d for d in comments if d.line is None]
+
         def post() -> bool:
             self._pull(number).create_review(commit=self.repo.get_commit(commit), body=body, event="COMMENT",
-                                             comments=drafts)
+                                             comments=[item for item, d in zip(drafts, comments) if d.line is not None])
             return True
 
         def landed() -> bool | None:
             bodies = {c.body for c in self.review_comments(number)}
-            return True if comments and all(d.body in bodies for d in comments) else None
+            return True if lines and all(d.body in bodies for d in lines) else None
 
-        self._post_once(f"review #{number}", post, landed)
+        if lines:
+            self._post_once(f"review #{number}", post, landed)
+        for d in files:  # a review's comments cannot be file-level: each is a review comment of its own
+            self._file_comment(number, commit, d)
+
+    def _file_comment(self, number: int, commit: str, d: DraftComment) -> None:
+        def post() -> bool:
+            self._pull(number).create_review_comment(d.body, commit, d.path, subject_type="file")
+            return True
+
+        def landed() -> bool | None:
+            return True if any(c.body == d.body and c.path == d.path for c in self.review_comments(number)) else None
+
+        self._post_once(f"comment on {d.path} of #{number}", post, landed)
 
     def reply_to_review_comment(self, number: int, comment_id: int, body: str) -> None:
         def post() -> bool:
@@ -295,7 +316,13 @@ class PyGithubPort(BenchAdapter, ResultsAdapter):
                 sha = raw.get("sha") if kind == "committed" else raw.get("commit_id")
                 created = raw.get("created_at") if kind != "committed" else None
                 at = _posix(created) if isinstance(created, str) else None
-                out.append(TimelineEvent(kind, str(sha) if sha else None, at))
+                actor_raw, label_raw = raw.get("actor"), raw.get("label")
+                actor: dict[str, Any] = actor_raw if isinstance(actor_raw, dict) else {}
+                label: dict[str, Any] = label_raw if isinstance(label_raw, dict) else {}
+                ident = raw.get("id")
+                out.append(TimelineEvent(kind, str(sha) if sha else None, at,
+                                         ident if isinstance(ident, int) and not isinstance(ident, bool) else None,
+                                         str(actor.get("login") or ""), str(label.get("name") or "")))
             return out
 
     def delete_issue_comment(self, comment_id: int) -> None:

@@ -1,12 +1,15 @@
-"""``/bench``: from a claimed command to one dispatch (see :mod:`bot.github.comments`).
+"""``/bench``: from a claimed command to one dispatch (see :mod:`bot.github.comments`; the label
+trigger, :mod:`bot.github.labels`, comes this way as ``/bench <target> @<head>``).
 
 Order: the switch and the per-PR hourly limit; the head, bound to the command
 (:mod:`bot.github.bind`: named with ``@<sha>``, or proven from the timeline and the workflow
 runs); the head and base trees; the selection; refuse what lint says would run the wrong or an
 unknown script, with the head's own suppressions not obeyed (unless ``--force``); refuse entry
 names or config paths that do not match the strict patterns, and more entries than one dispatch
-takes; re-read the PR and refuse if its head moved; note the run title on the claim; one
-dispatch; 🚀; the answer with the entries, the label, the pinned SHA and a link to the run.
+takes; over ``bench.max-jobs`` jobs (:mod:`bot.github.jobs_count`; the count is in the answer and in
+every refusal from the selection on) unless ``--yes``; re-read the PR and refuse if its head
+moved; note the run title on the claim; one dispatch; 🚀; the answer with the entries, the label,
+the pinned SHA and a link to the run.
 
 ``--all`` selecting more than :data:`bot.github.bench.MAX_DISPATCH` entries is refused (not
 split): one command is one run, and the reply says how many there are and to name entries.
@@ -20,7 +23,7 @@ from typing import TYPE_CHECKING
 from bot import rules
 from bot.config import Config
 from bot.findings import Finding
-from bot.github import bench, bind, claim, commands
+from bot.github import bench, bind, claim, commands, jobs_count
 from bot.github.port import GitHubError, RunInfo
 from bot.github.review import own
 from bot.lint import LintResult, lint
@@ -32,7 +35,7 @@ from bot.report import markdown as md
 if TYPE_CHECKING:
     from bot.github.comments import Ctx
 
-_DISPATCH = re.compile(r"<!-- benchbot:dispatch (\d+) -->")
+_DISPATCH = re.compile(r"<!-- benchbot:dispatch ((?:label-)?\d+) -->")
 _SHA40 = re.compile(r"[0-9a-f]{40}")
 
 
@@ -43,9 +46,15 @@ def _tree(workspace: str, sha: str) -> Tree | None:
         return None
 
 
-def _retry(cmd: commands.Bench, sha: str) -> str:
+def _short(key: int | str) -> str:
+    """The command's key in a run title: ``c<comment id>`` or ``l<labeled event id>``."""
+    return f"c{key}" if isinstance(key, int) else "l" + key.removeprefix("label-")
+
+
+def _retry(cmd: commands.Bench, sha: str, *, yes: bool = False) -> str:
     """The command to type to run ``sha`` (every part already passed the grammar)."""
-    parts = ["/bench", cmd.target, *cmd.entries, *(["--all"] if cmd.all else []), *(["--force"] if cmd.force else [])]
+    parts = ["/bench", cmd.target, *cmd.entries, *(["--all"] if cmd.all else []), *(["--force"] if cmd.force else []),
+             *(["--yes"] if yes or cmd.yes else [])]
     return md.code(" ".join(parts) + f" @{sha[:12]}")
 
 
@@ -119,16 +128,23 @@ def run(ctx: Ctx, cmd: commands.Bench, note: str) -> None:
     if sel.problem:
         ctx.refuse(f"Nothing to run for {md.code(cmd.target)}: {sel.problem}", log=f"empty selection: {sel.problem}")
         return
+    by_name = {e.name: e for e in head.facts.entries}
+    jobs = jobs_count.count(by_name[n] for n in sel.entries if n in by_name)
+    size = f"\n\nThe selection: {len(sel.entries)} entr{'y' if len(sel.entries) == 1 else 'ies'}, {jobs.text()}."
+
+    def refuse(text: str, log: str) -> None:
+        ctx.refuse(text + size, log=log)
+
     config_files = bench.config_files(head.facts, sel.entries)
     unsafe = bench.unsafe_inputs(sel.entries, config_files)
     if unsafe:
         lines = "\n".join(f"- {u}" for u in unsafe)
-        ctx.refuse(f"Not dispatched: these inputs would reach the benchmark workflow, and they are not plain "
+        refuse(f"Not dispatched: these inputs would reach the benchmark workflow, and they are not plain "
                    f"names:\n\n{lines}\n\nRename them in the pull request; `--force` does not lift this.",
                    log="refused: unsafe dispatch inputs")
         return
     if len(sel.entries) > bench.MAX_DISPATCH:
-        ctx.refuse(f"Not dispatched: {len(sel.entries)} entries on {md.code(cmd.target)}, more than the "
+        refuse(f"Not dispatched: {len(sel.entries)} entries on {md.code(cmd.target)}, more than the "
                    f"{bench.MAX_DISPATCH} one dispatch takes. Name up to {bench.MAX_DISPATCH} entries "
                    f"(`/bench {cmd.target} <entry> ...`).", log=f"refused: {len(sel.entries)} entries")
         return
@@ -137,20 +153,26 @@ def run(ctx: Ctx, cmd: commands.Bench, note: str) -> None:
         lines = "\n".join(f"- {md.code(f'{b.path}:{b.line}') if b.path else '(no launcher)'}: "
                           f"{'suppressed by this pull request: ' if b.suppressed else ''}{md.escape(b.message)}"
                           for b in blocked)
-        ctx.refuse(f"Not dispatched: benchbot says these entries would not run what this pull request means "
+        refuse(f"Not dispatched: benchbot says these entries would not run what this pull request means "
                    f"them to run, or cannot tell what they would run:\n\n{lines}\n\nFix the launcher (see the "
                    f"review), or comment {md.code(f'/bench {cmd.target} --force @{sha[:12]}')} to run them anyway.",
                    log="refused: lint blockers")
         return
+    if jobs.jobs > conf.bench.max_jobs and not cmd.yes:
+        refuse(f"Not dispatched: this selection starts {jobs.text()}, more than the {conf.bench.max_jobs} "
+               f"one command may start without confirmation (`bench.max-jobs: {conf.bench.max_jobs}`). To run "
+               f"them anyway, comment {_retry(cmd, sha, yes=True)}; or name fewer entries.",
+               log=f"refused: {jobs.jobs} jobs > max-jobs {conf.bench.max_jobs}")
+        return
     now = port.pull(ctx.number)
     if now.head_sha != sha:
-        ctx.refuse(f"The pull request's head moved from `{sha[:12]}` to {md.code(now.head_sha[:12])} while this "
+        refuse(f"The pull request's head moved from `{sha[:12]}` to {md.code(now.head_sha[:12])} while this "
                    "command was read; new commits are never run automatically. Comment again to run the new head.",
                    log="head moved")
         return
     values = {"entries": " ".join(sel.entries), "config_files": " ".join(config_files),
               "sha": sha, "pr": str(ctx.number), "label": cmd.target,
-              "test_name": f"benchbot #{ctx.number} {cmd.target} {sha[:7]} c{ctx.comment_id}"}
+              "test_name": f"benchbot #{ctx.number} {cmd.target} {sha[:7]} {_short(ctx.comment_id)}"}
     inputs = {name: bench.render(t, values) for name, t in conf.bench.inputs}
     title = bench.render(conf.bench.run_name, values)
     ctx.note(claim.dispatching_marker(title), f"\u23f3 Dispatching {md.code(title)}\u2026")
@@ -164,11 +186,11 @@ def run(ctx: Ctx, cmd: commands.Bench, note: str) -> None:
                                    landed=lambda: port.find_run(conf.bench.workflow, title, started) is not None)
     except GitHubError as exc:
         ctx.out.code = 2
-        ctx.refuse(f"The dispatch failed ({md.escape(str(exc.status))} {md.escape(exc.message)}); nothing is "
+        refuse(f"The dispatch failed ({md.escape(str(exc.status))} {md.escape(exc.message)}); nothing is "
                    "running. Comment again to retry.", log=f"dispatch failed: {exc}")
         return
     ctx.dispatched = True
-    port.react(ctx.comment_id, "rocket")
+    ctx.react("rocket")
     url = None
     if not conf.bench.repository_dispatch:
         deadline = ctx.now() + conf.bench.poll_seconds
@@ -183,5 +205,6 @@ def run(ctx: Ctx, cmd: commands.Bench, note: str) -> None:
     ctx.reply(f"\U0001f680 Dispatched {len(sel.entries)} entr{'y' if len(sel.entries) == 1 else 'ies'} on "
               f"{md.code(cmd.target)} ({', '.join(md.code(x) for x in sel.label_family)}) at pinned head `{sha}` "
               f"({'named in the command' if bound.how == 'named' else 'the head when you commented'}):\n\n"
-              f"{entries}\n\nRun: {link}{forced}{note}", extra_marker=f"<!-- benchbot:dispatch {ctx.comment_id} -->{claim.run_marker(title)}")
+              f"{entries}\n\nThat is {jobs.text()}.\n\nRun: {link}{forced}{note}",
+              extra_marker=f"<!-- benchbot:dispatch {ctx.comment_id} -->{claim.run_marker(title)}")
     ctx.out.logs.append(f"benchbot: dispatched {', '.join(sel.entries)} at {sha[:12]}")

@@ -6,6 +6,11 @@ and "working on it"), then re-reads the conversation: among the bot's replies ca
 comment's reply marker the lowest comment id wins. A loser deletes its own claim and only logs;
 the winner acts and then edits its claim into the answer (which drops the claim marker).
 
+The key is the command comment's id, or, for the label trigger (:mod:`bot.github.labels`),
+``label-<id>`` with the id of the timeline's ``labeled`` event: one answer per labelling, under
+the same rules (the ``-->`` of a marker cannot be forged by a key: both kinds are digits after a
+fixed prefix).
+
 Before claiming, the state of earlier replies decides:
 
 - an answer (reply marker, no claim marker): a redelivery; nothing is done.
@@ -33,11 +38,11 @@ WORKING = "\u23f3 Working on it\u2026"
 _DISPATCHING = re.compile(r"<!-- benchbot:dispatching ([A-Za-z0-9_=-]*) -->")
 
 
-def reply_marker(comment_id: int) -> str:
+def reply_marker(comment_id: int | str) -> str:
     return f"<!-- benchbot:reply {comment_id} -->"
 
 
-def claim_marker(comment_id: int) -> str:
+def claim_marker(comment_id: int | str) -> str:
     return f"<!-- benchbot:claim {comment_id} -->"
 
 
@@ -80,7 +85,7 @@ class State:
     claim: Comment | None = None  # the lowest open claim
 
 
-def state(comments: list[Comment], comment_id: int, me: str) -> State:
+def state(comments: list[Comment], comment_id: int | str, me: str) -> State:
     marker, claim = reply_marker(comment_id), claim_marker(comment_id)
     ours = sorted((c for c in comments if own(c.author, me) and marker in c.body), key=lambda c: c.id)
     answered = next((c for c in ours if claim not in c.body), None)
@@ -89,7 +94,7 @@ def state(comments: list[Comment], comment_id: int, me: str) -> State:
     return State(claim=ours[0] if ours else None)
 
 
-def take(port: Port, number: int, comment_id: int, me: str) -> Comment | None:
+def take(port: Port, number: int, comment_id: int | str, me: str) -> Comment | None:
     """Create a claim and keep it if it is the lowest; else delete it and return None."""
     mine = port.create_issue_comment(number, f"{reply_marker(comment_id)}{claim_marker(comment_id)}\n{WORKING}")
     marker = reply_marker(comment_id)

@@ -3,7 +3,9 @@
 A command is one line of the comment body (lines end at LF, CRLF or a lone CR; a line break
 never continues a command) that starts, after at most 3 spaces, with ``/`` and a trigger word::
 
-    /bench <sku-or-label> [entry ...] [--all] [--force] [@<sha>]
+    /bench <sku-or-label> [entry ...] [--all] [--force] [--yes] [@<sha>]
+    /bench status
+    /bench cancel
     /lint
     /help
 
@@ -14,17 +16,21 @@ HTML comments (``<!--`` up to the next ``-->``, across lines; a ``<!--`` in a qu
 line or a code span hides what follows too, which can only make us ignore more).
 
 Trigger words are case-insensitive and end at the end of the line or a space or tab; arguments
-are split on spaces and tabs, with no quoting. An argument is a flag (exactly ``--all`` or
-``--force``), the target (the first other argument: a GPU SKU or runner label, lowercased,
+are split on spaces and tabs, with no quoting. An argument is a flag (exactly ``--all``,
+``--force`` or ``--yes``: start more jobs than ``bench.max-jobs``), the target (the first other
+argument: a GPU SKU or runner label, lowercased,
 ``(cluster:)?[a-z0-9][a-z0-9._-]{0,63}``) or an entry name (``[A-Za-z0-9][A-Za-z0-9._-]{0,127}``,
 at most 32, duplicates dropped) or the head commit the command is for (``@`` and 7 to 40 hex
 digits, at most one: ``@5ca31cc``; it must be a prefix of the pull request's head when the bot
 acts, or nothing runs). Anything else (a shell metacharacter, a quote, a non-ASCII
 lookalike, a control character, an unknown flag, entries with ``--all``, a missing target,
 arguments to ``/lint`` or ``/help``) makes the whole command :class:`Invalid`, never a partial
-one. A slash word close to a trigger (``/bnech``, ``/Bench:``) is Invalid with a did-you-mean;
-other slash lines (``/cc @x``, ``/usr/bin``) are not ours and are ignored. At most 10 commands
-(Invalid ones included) are read from one comment.
+one. ``status`` and ``cancel`` (any case) as the first argument are subcommands (:class:`Runs`):
+they take no other argument (``/bench cancel now`` is Invalid), so they are reserved words and
+never a target; ``/bench mi325x cancel`` is an entry named ``cancel``. A slash word close to a
+trigger (``/bnech``, ``/Bench:``) is Invalid with a did-you-mean; other slash lines (``/cc @x``,
+``/usr/bin``) are not ours and are ignored. At most 10 commands (Invalid ones included) are read
+from one comment.
 """
 
 from __future__ import annotations
@@ -36,7 +42,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 TRIGGERS = ("/bench", "/lint", "/help")
-FLAGS = ("--all", "--force")
+FLAGS = ("--all", "--force", "--yes")
+SUBCOMMANDS = ("status", "cancel")
 MAX_COMMANDS = 10
 MAX_ENTRIES = 32
 TEXT_LIMIT = 80
@@ -64,6 +71,15 @@ class Bench:
     force: bool = False  # --force
     line: int = 0  # 1-based line of the comment body
     sha: str | None = None  # ``@5ca31cc``: the head commit (a 7-40 hex prefix, lowercased) the command is for
+    yes: bool = False  # --yes: start it even above ``bench.max-jobs``
+
+
+@dataclass(frozen=True)
+class Runs:
+    """``/bench status`` (list the runs this pull request's commands started) or ``/bench cancel``."""
+
+    action: str  # "status" or "cancel"
+    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -83,7 +99,7 @@ class Invalid:
     line: int = 0
 
 
-Command = Bench | Lint | Help | Invalid
+Command = Bench | Runs | Lint | Help | Invalid
 
 
 def parse(body: str) -> list[Command]:
@@ -98,23 +114,41 @@ def parse(body: str) -> list[Command]:
     return commands
 
 
-def help_text() -> str:
-    """The grammar as markdown, for the reply to ``/help`` or to an invalid command."""
-    return "\n".join((
+def help_text(runner_labels: tuple[str, ...] | list[str] = (), bench_labels: tuple[tuple[str, str], ...] = (),
+              max_jobs: int = 64) -> str:
+    """The grammar as markdown, for the reply to ``/help`` or to an invalid command. The examples use
+    the repository's own runner labels (``runner_labels``, from runners.yaml) when it has some;
+    ``bench_labels``: the ``bench.labels`` the label trigger maps (PR label -> target)."""
+    labels = [x for x in runner_labels if _TARGET.fullmatch(x.lower())]
+    first = labels[0].lower() if labels else "mi325x"
+    shown = ", ".join(f"`{x.lower()}`" for x in labels[:6]) if labels else "`mi325x`, `mi325x-disagg`, `b200-nv`"
+    lines = [
         "**Commands**: one per line, at the start of the line; not inside code blocks, quotes or HTML comments.",
         "",
-        "- `/bench <sku-or-label> [entry ...] [--all] [--force] [@<sha>]`: benchmark on a GPU SKU or runner label "
-        "(e.g. `mi325x`, `mi325x-disagg`, `b200-nv`); entry names restrict the selection, `--all` selects "
+        "- `/bench <sku-or-label> [entry ...] [--all] [--force] [--yes] [@<sha>]`: benchmark on a GPU SKU or "
+        f"runner label (here: {shown}); entry names restrict the selection, `--all` selects "
         f"every entry of the target, `--force` runs even when the bot would skip. At most {MAX_ENTRIES} entries. "
+        f"`--yes` confirms a selection of more than {max_jobs} benchmark jobs (`bench.max-jobs`); the reply "
+        "says how many jobs a selection starts. "
         "`@<sha>` (7 to 40 hex digits) names the head commit you reviewed: only that commit is run, and the "
         "command is refused if the pull request's head is another one. "
-        "Example: `/bench mi325x kimik2.5-int4-mi325x-vllm-mtp --force @5ca31cc`",
+        f"Example: `/bench {first} --force @5ca31cc`",
+        "- `/bench status`: list the benchmark runs this pull request's commands started. Example: `/bench status`",
+        "- `/bench cancel`: cancel those runs that are still queued or running. Example: `/bench cancel`",
         "- `/lint`: lint this pull request again. Example: `/lint`",
         "- `/help`: show this message. Example: `/help`",
+    ]
+    if bench_labels:
+        pairs = ", ".join(f"`{_clean(k.replace('`', ''), ECHO_LIMIT)}` runs `/bench "
+                          f"{_clean(v.replace('`', ''), ECHO_LIMIT)}`" for k, v in bench_labels)
+        lines.append(f"- Labels: adding a label starts a `/bench` of the pull request's head: {pairs}.")
+    lines += [
         "",
         "Arguments are separated by spaces; only letters, digits, `.`, `_`, `-` (and a `cluster:` prefix "
-        f"on the target) are allowed. At most {MAX_COMMANDS} commands per comment.",
-    ))
+        f"on the target) are allowed. At most {MAX_COMMANDS} commands per comment. `status` and `cancel` "
+        "are never a target.",
+    ]
+    return "\n".join(lines)
 
 
 def _text_lines(body: str) -> Iterator[tuple[int, str]]:
@@ -176,7 +210,12 @@ def _parse_line(line: str, number: int) -> Command | None:
     return Invalid(text, f"unknown command {_code('/' + word + tail)}; did you mean `{guess}`?", number)
 
 
-def _bench(args: list[str], text: str, number: int) -> Bench | Invalid:
+def _bench(args: list[str], text: str, number: int) -> Bench | Runs | Invalid:
+    if args and args[0].lower() in SUBCOMMANDS:
+        action = args[0].lower()
+        if len(args) > 1:
+            return Invalid(text, f"`/bench {action}` takes no other arguments, e.g. `/bench {action}`", number)
+        return Runs(action, number)
     target = ""
     entries: list[str] = []
     flags: set[str] = set()
@@ -202,6 +241,8 @@ def _bench(args: list[str], text: str, number: int) -> Bench | Invalid:
                                  "use only letters, digits, `.`, `_` and `-`", number)
         if not target:
             target = arg.lower()
+            if target in SUBCOMMANDS:
+                return Invalid(text, f"`{target}` must come right after `/bench`, alone: `/bench {target}`", number)
             if not _TARGET.fullmatch(target):
                 return Invalid(text, f"{_code(arg)} is not a GPU SKU or runner label, e.g. `mi325x` or `b200-nv`",
                                number)
@@ -215,7 +256,8 @@ def _bench(args: list[str], text: str, number: int) -> Bench | Invalid:
         return Invalid(text, "use either entry names or `--all`, not both", number)
     if len(entries) > MAX_ENTRIES:
         return Invalid(text, f"at most {MAX_ENTRIES} entry names per `/bench`, got {len(entries)}", number)
-    return Bench(target, tuple(dict.fromkeys(entries)), "--all" in flags, "--force" in flags, number, sha)
+    return Bench(target, tuple(dict.fromkeys(entries)), "--all" in flags, "--force" in flags, number, sha,
+                 "--yes" in flags)
 
 
 def _near(word: str) -> str | None:
@@ -232,7 +274,7 @@ def _flag_hint(arg: str) -> str:
     known = known or difflib.get_close_matches("--" + name, FLAGS, n=1, cutoff=0.6)
     if len(known) == 1:
         return f"did you mean `{known[0]}`?"
-    return "the flags are `--all` and `--force`"
+    return "the flags are `--all`, `--force` and `--yes`"
 
 
 def _char(ch: str) -> str:

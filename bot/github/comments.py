@@ -30,6 +30,7 @@ from bot.github.claim import reply_marker
 from bot.github.event import EXIT_ERROR, EXIT_INTERNAL, EXIT_OK, Options, Outcome, PortFactory, bot_login, pull_request
 from bot.github.port import Comment, GitHubError, Port
 from bot.github.review import own
+from bot.repo.configs import load_runners
 from bot.repo.tree import TreeError, WorkTree
 from bot.report import markdown as md
 
@@ -122,9 +123,14 @@ def issue_comment(payload: dict[str, Any], workspace: str, make_port: PortFactor
         more = len(cmds) - 1
         note = f"\n\n(One command per comment: the {more} after the first were not run.)" if more else ""
         if isinstance(cmd, commands.Invalid):
-            ctx.refuse(f"{cmd.reason}\n\n{commands.help_text()}", log=f"invalid command: {cmd.reason}")
+            ctx.refuse(f"{cmd.reason}\n\n{_help(ctx)}", log=f"invalid command: {cmd.reason}")
         elif isinstance(cmd, commands.Help):
-            ctx.reply(commands.help_text() + note)
+            ctx.reply(_help(ctx) + note)
+            port.react(comment_id, "rocket")
+        elif isinstance(cmd, commands.Runs):
+            from bot.github import benchruns
+
+            benchruns.runs(ctx, cmd, note)
         elif isinstance(cmd, commands.Lint):
             _lint(ctx, payload, opts)
         else:
@@ -199,7 +205,7 @@ class Ctx:
     port: Port
     conf: Config
     number: int
-    comment_id: int
+    comment_id: int | str  # the command comment's id; ``label-<event id>`` for the label trigger (no reactions)
     workspace: str
     out: Outcome
     bot_login: str
@@ -224,10 +230,15 @@ class Ctx:
         self.port.edit_issue_comment(self.claim.id, f"{self.marker}{extra_marker}\n{text}")
         self.answered = True
 
+    def react(self, content: str) -> None:
+        """A reaction on the command comment (none for a label: there is no comment)."""
+        if isinstance(self.comment_id, int):
+            self.port.react(self.comment_id, content)
+
     def refuse(self, text: str, log: str, extra_marker: str = "") -> None:
         self.out.logs.append(f"benchbot: {log}")
         self.reply(text, extra_marker)
-        self.port.react(self.comment_id, "confused")
+        self.react("confused")
 
 
 def _lint(ctx: Ctx, payload: dict[str, Any], opts: Options) -> None:
@@ -242,6 +253,26 @@ def _lint(ctx: Ctx, payload: dict[str, Any], opts: Options) -> None:
     ok = result.code not in (EXIT_ERROR, EXIT_INTERNAL)
     if result.code == EXIT_INTERNAL:
         ctx.out.code = EXIT_INTERNAL
-    ctx.reply(f"Re-ran the review of `{pr.head_sha[:12]}`." if ok else
+    counts: dict[str, int] | None = getattr(result, "counts", None)
+    ctx.out.counts = counts
+    ctx.reply(f"Re-ran the review of `{pr.head_sha[:12]}`{_counts(counts, pr.base_ref)}." if ok else
               "Could not re-run the review: " + md.escape("; ".join(result.logs[-1:])))
-    ctx.port.react(ctx.comment_id, "rocket" if ok else "confused")
+    ctx.react("rocket" if ok else "confused")
+
+
+def _counts(counts: dict[str, int] | None, base: str) -> str:
+    """``: 2 new findings (1 inline), 5 already on main, fixes 1`` (nothing when the counts are unknown)."""
+    if not counts:
+        return ""
+    new, inline = counts.get("new", 0), counts.get("inline", 0)
+    return (f": {new} new finding{'' if new == 1 else 's'} ({inline} inline), {counts.get('old', 0)} already on "
+            f"{md.escape(base or 'the base')}, fixes {counts.get('fixed', 0)}")
+
+
+def _help(ctx: Ctx) -> str:
+    """The help text with the runner labels of the default-branch checkout and the configured label trigger."""
+    try:
+        labels = list(load_runners(WorkTree(ctx.workspace), list(ctx.conf.profile.runners)).labels)
+    except TreeError:
+        labels = []
+    return commands.help_text(labels, ctx.conf.bench.labels, ctx.conf.bench.max_jobs)

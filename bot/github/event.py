@@ -30,9 +30,11 @@ from bot.github.diff import Changes
 from bot.github.diff import changes as diff_changes
 from bot.github.port import Comment, GitHubError, Port
 from bot.lint import lint
+from bot.newonly import with_change
 from bot.repo.git import GitTree
 from bot.repo.tree import Tree, TreeError, WorkTree
 from bot.report import Stats
+from bot.rules.changelog_missing import check_change
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 PR_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
@@ -51,6 +53,7 @@ class Outcome:
     root: str = ""
     step_summary: str | None = None  # markdown for GITHUB_STEP_SUMMARY
     logs: list[str] = field(default_factory=list)
+    counts: dict[str, int] | None = None  # the review's counts: new, old, fixed, inline (for /lint's answer)
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,7 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
         known = policy.suppression_keys(base.facts.suppressions)
         head = lint(head_tree, conf, honoured=lambda s: policy.suppression_key(s) in known)
         added = policy.added_suppressions(head.facts.suppressions, known)
+        change = check_change(base_tree, head_tree, base.facts, head.facts, conf)  # changelog-missing
     except Exception as exc:  # a bug of ours, never "findings": say so on the PR, one line, exit 3
         out = _not_analysed(number, head_sha, base_sha, base_ref or base_sha[:12], _reason(exc), conf, make_port)
         if opts.debug:
@@ -177,7 +181,7 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
                         f"on {base_ref or base_sha[:12]}, fixes {len(parts.fixed)}"]
         return parts
 
-    parts = settle(review.split(head.findings, base.findings))  # renames not known yet: the PR's files say
+    parts = settle(with_change(review.split(head.findings, base.findings), change))  # renames: the PR's files say
 
     def link(path: str, line: int) -> str:
         return f"{repo_url}/blob/{head_sha}/{path}" + (f"#L{line}" if line >= 1 else "")
@@ -185,19 +189,22 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
     try:
         port = make_port()
         pr_files = port.pull_files(number)
-        parts = settle(review.split(head.findings, base.findings, review.renamed(pr_files)))
+        renames = review.renamed(pr_files)
+        parts = settle(with_change(review.split(head.findings, base.findings, renames), change))
         changed = diff_changes(pr_files)
         reminder = conf.github.recipe_reminder if conf.github.reminds([f.path for f in pr_files]) else None
         login = bot_login(conf, port)
         ctx = review.Context(head_sha, base_sha, base_ref or base_sha[:12], login, head.stats, reminder,
                              conf.github.inline_comments, link if repo_url else None,
-                             policy.notice(conf, head_conf, head_error, parts.new + parts.old, added))
+                             policy.notice(conf, head_conf, head_error, parts.new + parts.old, added),
+                             review.fixed_findings(base.findings, parts, renames))
         comments = port.issue_comments(number)
         plan = review.plan(parts, changed, comments, port.review_comments(number), ctx)
         out.step_summary = _job_summary(plan)
         if _moved(port, number, head_sha, out):
             return out
-        if not plan.review and not plan.resolve:
+        out.counts = _counts(parts, plan)
+        if not plan.review and not plan.resolve and not plan.update and not _threads_open(port, number, plan):
             out.logs.append(f"benchbot: {once.write_summary(port, number, login, plan.summary, comments)}")
             return out
         taken = once.take(port, number, login, head_sha, opts.run)
@@ -224,6 +231,19 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
         out.logs.append(f"benchbot: GitHub error: {exc}")
         out.code = EXIT_ERROR
     return out
+
+
+def _threads_open(port: Port, number: int, plan: review.Plan) -> bool:
+    """Whether a comment marked resolved still has an open thread (an earlier run could not resolve it)."""
+    if not plan.recheck:
+        return False
+    want = {c.id for c in plan.recheck}
+    try:
+        return any(t.comment_ids and t.comment_ids[0] in want and not t.resolved for t in port.review_threads(number))
+    except GitHubError as exc:
+        if exc.transient:
+            raise
+        return False
 
 
 def _moved(port: Port, number: int, head_sha: str, out: Outcome) -> bool:
@@ -267,7 +287,7 @@ def _apply(port: Port, number: int, head_sha: str, plan: review.Plan, parts: rev
     if plan.review:
         try:
             port.create_review(number, head_sha, plan.review_body, plan.review)
-            out.logs.append(f"benchbot: posted a review with {len(plan.review)} inline comments")
+            out.logs.append(f"benchbot: posted {len(plan.review)} inline comments")
         except GitHubError as exc:
             if exc.status != 422:
                 raise
@@ -275,14 +295,48 @@ def _apply(port: Port, number: int, head_sha: str, plan: review.Plan, parts: rev
             out.logs.append(f"benchbot: GitHub refused the inline comments ({exc.message}); "
                             "they are in the summary comment instead")
             fallback = review.plan(parts, changed, [], [], replace(ctx, inline_comments=False))
-            plan = replace(fallback, resolve=plan.resolve, summary_id=plan.summary_id)
+            plan = replace(fallback, resolve=plan.resolve, recheck=plan.recheck, update=plan.update,
+                           summary_id=plan.summary_id)
             out.step_summary = _job_summary(plan)
+    for u in plan.update:
+        port.edit_review_comment(number, u.comment.id, u.body)
+    if plan.update:
+        out.logs.append(f"benchbot: added new causes to {len(plan.update)} inline comments on the same lines")
+    _resolve(port, number, plan, out)
+    out.counts = _counts(parts, plan)
+    out.logs.append(f"benchbot: {once.write_summary(port, number, ctx.bot_login, plan.summary, comments)}")
+
+
+def _resolve(port: Port, number: int, plan: review.Plan, out: Outcome) -> None:
+    """Fixed causes: one reply (unless an earlier run made it), the body marked resolved, the
+    thread resolved; and threads of comments marked resolved earlier that are still open."""
     for r in plan.resolve:
-        port.reply_to_review_comment(number, r.comment.id, r.reply)
+        if r.reply is not None:
+            port.reply_to_review_comment(number, r.comment.id, r.reply)
         port.edit_review_comment(number, r.comment.id, r.body)
     if plan.resolve:
         out.logs.append(f"benchbot: marked {len(plan.resolve)} fixed inline comments resolved")
-    out.logs.append(f"benchbot: {once.write_summary(port, number, ctx.bot_login, plan.summary, comments)}")
+    want = {r.comment.id for r in plan.resolve} | {c.id for c in plan.recheck}
+    if not want:
+        return
+    try:
+        threads = port.review_threads(number)
+        todo = [t for t in threads if t.comment_ids and t.comment_ids[0] in want and not t.resolved]
+        for t in todo:
+            port.resolve_review_thread(t.id)
+        if todo:
+            out.logs.append(f"benchbot: resolved {len(todo)} review threads")
+    except GitHubError as exc:
+        if exc.transient:
+            raise
+        # the comments say "resolved" already; only the thread's state is left (a token without
+        # pull-requests: write, or GraphQL refused): the next run tries again
+        out.logs.append(f"benchbot: could not resolve the review threads ({exc}); the token needs "
+                        "pull-requests: write")
+
+
+def _counts(parts: review.Split, plan: review.Plan) -> dict[str, int]:
+    return {"new": len(parts.new), "old": len(parts.old), "fixed": len(parts.fixed), "inline": plan.comments}
 
 
 def bot_login(conf: Config, port: Port) -> str:

@@ -104,4 +104,4 @@ def notice(base: Config, head: Config | None, head_error: str | None, findings: 
             lines.append(f"- and {len(added) - 20} more")
     if not lines:
         return None
-    return "\n".join(["#### This pull request changes benchbot's configuration", "", *lines])
+    return "\n".join(["### This pull request changes benchbot's configuration", "", *lines])

@@ -80,9 +80,11 @@ class ReviewComment:
     author: str
     body: str
     path: str
-    line: int | None
+    line: int | None  # None: outdated (the line is gone) or a file-level comment
     in_reply_to: int | None = None
     html_url: str = ""
+    side: str | None = None  # RIGHT, LEFT; None for a file-level comment
+    subject_type: str = "line"  # line or file
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,9 @@ class TimelineEvent:
     kind: str
     sha: str | None
     at: float | None  # POSIX seconds of the server's created_at; None when GitHub gives none
+    id: int | None = None  # the event's id (``labeled`` and most others have one; ``committed`` does not)
+    actor: str = ""  # who did it (``labeled``: who added the label)
+    label: str = ""  # ``labeled``/``unlabeled``: the label's name
 
 
 @dataclass(frozen=True)
@@ -111,13 +116,25 @@ class RunInfo:
 
 
 @dataclass(frozen=True)
+class ReviewThread:
+    """A review thread (GraphQL ``PullRequestReviewThread``): its node id, whether it is
+    resolved, and the REST ids of its comments (the first is the thread's root comment)."""
+
+    id: str
+    resolved: bool
+    comment_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class DraftComment:
-    """An inline comment to post with a review (lines on the diff's right side)."""
+    """An inline comment to post with a review: on a line of the diff (RIGHT: the head's added or
+    context lines, LEFT: the base's deleted lines), or on the whole file (``line`` None)."""
 
     path: str
-    line: int
+    line: int | None  # None: a file-level comment (``subject_type: file``)
     body: str
     start_line: int | None = None
+    side: str = "RIGHT"  # LEFT: a line the pull request deletes (line numbers of the base)
 
 
 class Port(BenchPort, ResultsPort, Protocol):
@@ -142,6 +159,14 @@ class Port(BenchPort, ResultsPort, Protocol):
     def reply_to_review_comment(self, number: int, comment_id: int, body: str) -> None: ...
 
     def edit_review_comment(self, number: int, comment_id: int, body: str) -> None: ...
+
+    def review_threads(self, number: int) -> list[ReviewThread]:
+        """The pull request's review threads (GraphQL ``reviewThreads``, every page)."""
+        ...
+
+    def resolve_review_thread(self, thread_id: str) -> None:
+        """GraphQL ``resolveReviewThread``; resolving a resolved thread is not an error."""
+        ...
 
     # comment commands
     def permission(self, login: str) -> str:

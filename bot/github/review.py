@@ -3,37 +3,51 @@
 Nothing here talks to GitHub: :func:`plan` takes the findings of the PR's head and base,
 the PR's changed lines and the bot's existing comments, and returns every write to make.
 Every write is idempotent: the bot's comments carry hidden markers (the summary's, and each
-inline comment's finding fingerprint) and are recognised by marker AND author, so running
+inline comment's cause fingerprints) and are recognised by marker AND author, so running
 the same event twice posts nothing new.
+
+Inline comments (:mod:`bot.github.inline`): one per root cause, at most one bot comment per
+line. Causes that land on one line share one comment; a new cause on a line that already has
+the bot's open comment is added to that comment (an edit), not posted beside it. A comment is
+resolved when none of its causes is reported any more: one short reply, its body marked
+resolved, and its review thread resolved (GraphQL, by the caller).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from bot import rules
 from bot.findings import Finding
-from bot.github.diff import Changes, hunk_start
+from bot.github import inline
+from bot.github.diff import Changes
+from bot.github.inline import Anchor, Link, Suggestion, suggestion
 from bot.github.port import ChangedFile, Comment, DraftComment, ReviewComment
+from bot.github.summary import MAX_COMMENT, SUMMARY_MARKER, bench_line, failure_summary, summary_body
 from bot.newonly import Comparison, compare
-from bot.report import Stats, checked_text, count_text, paragraph, plural, rule_sections
-from bot.report import markdown as md
+from bot.report import Stats, plural
 
-SUMMARY_MARKER = "<!-- benchbot:summary -->"
-_FINDING_MARKER = re.compile(r"<!-- benchbot:finding ([0-9a-f]{8,64})( resolved)? -->")
-MAX_COMMENT = 60000  # GitHub refuses bodies over 65,536 characters
+__all__ = ["MAX_COMMENT", "SUMMARY_MARKER", "Anchor", "Suggestion", "bench_line", "failure_summary", "suggestion",
+           "anchor", "plan", "split"]
+
+_FINDING_MARKER = re.compile(r"<!-- benchbot:finding ([0-9a-f]{8,64}(?: [0-9a-f]{8,64})*)( resolved)? -->")
+_FIXED_MARKER = re.compile(r"<!-- benchbot:fixed (\d+) -->")
 MAX_INLINE = 25  # inline comments per run; the rest are in the summary (a flood helps nobody)
-Link = Callable[[str, int], str]
+anchor = inline.anchor
 
 
-def finding_marker(fp: str, resolved: bool = False) -> str:
-    return f"<!-- benchbot:finding {fp}{' resolved' if resolved else ''} -->"
+def finding_marker(fps: Iterable[str] | str, resolved: bool = False) -> str:
+    ids = " ".join([fps] if isinstance(fps, str) else sorted(set(fps)))
+    return f"<!-- benchbot:finding {ids}{' resolved' if resolved else ''} -->"
+
+
+def fixed_marker(comment_id: int) -> str:
+    return f"<!-- benchbot:fixed {comment_id} -->"
 
 
 # new: on the head, not on the base (what the PR introduces); old: on both (reported in the
-# summary only, collapsed); fixed: base findings the head no longer has (counted).
+# summary only, collapsed); fixed: base findings the head no longer has (listed).
 Split = Comparison
 
 
@@ -43,120 +57,66 @@ def split(head: list[Finding], base: list[Finding], renames: Mapping[str, str] |
     return compare(head, base, renames)
 
 
+def fixed_findings(base: list[Finding], parts: Split, renames: Mapping[str, str] | None = None) -> tuple[Finding, ...]:
+    """The base findings behind ``parts.fixed`` (at their paths on the head, after renames), one per cause."""
+    want = set(parts.fixed)
+    out: dict[str, Finding] = {}
+    for f in base:
+        g = f.moved(renames or {})
+        if g.fingerprint in want:
+            out.setdefault(g.fingerprint, g)
+    return tuple(sorted(out.values(), key=Finding.sort_key))
+
+
 def renamed(files: Iterable[ChangedFile]) -> dict[str, str]:
     """The PR's renames (old path -> new path), from the files API (``status: renamed``)."""
     return {f.previous_path: f.path for f in files if f.status == "renamed" and f.previous_path}
 
 
 @dataclass(frozen=True)
-class Suggestion:
-    start: int
-    end: int
-    text: str  # the replacement for lines start..end
+class Posted:
+    """One of the bot's inline comments: its causes' fingerprints, and whether it is resolved."""
 
+    comment: ReviewComment
+    fingerprints: tuple[str, ...]
+    resolved: bool
 
-def suggestion(f: Finding, path: str, visible: frozenset[int]) -> Suggestion | None:
-    """The finding's fix as a GitHub suggestion on ``path``: only a one-file, one-block
-    change whose lines are all inside the diff."""
-    if f.fix is None:
-        return None
-    diff = f.fix.diff.splitlines()
-    files = [ln for ln in diff if ln.startswith("+++ ")]
-    if len(files) != 1 or files[0][4:].strip() != f"b/{path}":
-        return None
-    hunks = [i for i, ln in enumerate(diff) if ln.startswith("@@")]
-    if len(hunks) != 1:
-        return None
-    header = hunk_start(diff[hunks[0]])
-    if header is None:
-        return None
-    old = header[0]
-    removed: list[int] = []
-    added: list[str] = []
-    before: tuple[int, str] | None = None  # the context line just above the change
-    block_done = False
-    for ln in diff[hunks[0] + 1:]:
-        if ln.startswith("\\"):
-            continue
-        tag, text = ln[:1], ln[1:]
-        if tag in "+-" and block_done:
-            return None  # two separate changes: not one suggestion
-        if tag == "-":
-            removed.append(old)
-            old += 1
-        elif tag == "+":
-            added.append(text)
-        else:
-            if removed or added:
-                block_done = True
-            else:
-                before = (old, text)
-            old += 1
-    if removed:
-        start, end, replacement = removed[0], removed[-1], added
-    elif before is not None:
-        start = end = before[0]
-        replacement = [before[1], *added]
-    else:
-        return None
-    if not all(n in visible for n in range(start, end + 1)):
-        return None
-    return Suggestion(start, end, "\n".join(replacement))
-
-
-def anchor(f: Finding, changes: Changes, taken: frozenset[tuple[str, int]] = frozenset()) -> tuple[str, int] | None:
-    """Where on the PR's own lines a finding belongs: its own line if the PR added it, else
-    the first related line the PR added (the new script, the new entry), preferring a line no
-    other comment of this review sits on; None: summary only."""
-    if changes.added(f.path, f.line):
-        return f.path, f.line
-    lines = [(r.path, r.line) for r in f.related if changes.added(r.path, r.line)]
-    free = [at for at in lines if at not in taken]
-    return (free or lines)[0] if lines else None
-
-
-def inline_body(f: Finding, at: tuple[str, int], sug: Suggestion | None, link: Link | None) -> str:
-    out = [finding_marker(f.fingerprint),
-           f"{md.ICON[f.severity]} **{md.escape(f.code)} {md.code(f.rule)}** ({f.severity.label})", "",
-           md.escape(f.message)]
-    if (f.path, f.line) != at:
-        out += ["", f"Reported at {md.where(f.path, f.line, link)} (\"this line\" above), a line this pull "
-                    "request does not change; this comment sits on the pull request's own line it involves."]
-    others = [r for r in f.related if (r.path, r.line) != at]
-    if others:
-        out.append("")
-        out += [f"- {md.where(r.path, r.line, link)}: {md.escape(r.note)}" for r in others]
-    if sug is not None:
-        fence = md.code_fence(sug.text)
-        out += ["", f"Suggested fix: {md.escape(f.fix.description if f.fix else '')}", "",
-                f"{fence}suggestion", sug.text, fence]
-    elif f.fix is not None:
-        out += ["", "The proposed fix is in the summary comment."]
-    module = rules.RULES.get(f.rule)
-    why = rule_sections(module).get("Why is this bad?") if module else None
-    if why:
-        out += ["", f"<details><summary>Why is this bad?</summary>\n\n{md.escape(paragraph(why))}\n\n</details>"]
-    out += ["", f"<sub>`benchbot explain {f.rule}` · silence with `# benchbot: ignore[{f.rule}] reason`</sub>"]
-    return "\n".join(out)
+    @property
+    def key(self) -> tuple[str, int | None, str]:
+        if self.comment.subject_type == "file" or self.comment.line is None:
+            return (self.comment.path, None, "RIGHT")
+        return (self.comment.path, self.comment.line, self.comment.side or "RIGHT")
 
 
 @dataclass(frozen=True)
 class Resolve:
     comment: ReviewComment
-    reply: str
+    reply: str | None  # None: the reply is there already (an earlier run stopped after it)
     body: str  # the comment's new body, marked resolved
+
+
+@dataclass(frozen=True)
+class Update:
+    """A cause added to the bot's open comment on the same line."""
+
+    comment: ReviewComment
+    body: str
 
 
 @dataclass
 class Plan:
     review: list[DraftComment] = field(default_factory=list)
     review_body: str = ""
-    inline: list[Finding] = field(default_factory=list)  # findings that go on the PR's lines this run
-    posted: list[Finding] = field(default_factory=list)  # new findings already commented on before
+    inline: list[Finding] = field(default_factory=list)  # causes that get a comment (new or added to one) this run
+    posted: list[Finding] = field(default_factory=list)  # new causes commented on before
+    unanchored: list[Finding] = field(default_factory=list)  # new causes the PR touches nowhere: summary only
+    update: list[Update] = field(default_factory=list)
     resolve: list[Resolve] = field(default_factory=list)
+    recheck: list[ReviewComment] = field(default_factory=list)  # marked resolved: their threads should be too
     summary: str = ""
     summary_id: int | None = None  # edit this comment; None: create one
     summary_changed: bool = True
+    comments: int = 0  # inline comments of this pull request's new causes, old and new
 
 
 def own(author: str, bot_login: str) -> bool:
@@ -169,16 +129,21 @@ def find_summary(comments: list[Comment], bot_login: str) -> Comment | None:
     return min(mine, key=lambda c: c.id) if mine else None
 
 
-def posted_fingerprints(comments: list[ReviewComment], bot_login: str) -> dict[str, tuple[ReviewComment, bool]]:
-    """fingerprint -> (the bot's inline comment for it, resolved?); replies are skipped."""
-    out: dict[str, tuple[ReviewComment, bool]] = {}
+def posted(comments: list[ReviewComment], bot_login: str) -> list[Posted]:
+    """The bot's inline comments (replies are skipped), oldest first."""
+    out: list[Posted] = []
     for c in sorted(comments, key=lambda c: c.id):
         if c.in_reply_to is not None or not own(c.author, bot_login):
             continue
         m = _FINDING_MARKER.search(c.body)
         if m:
-            out[m.group(1)] = (c, bool(m.group(2)))
+            out.append(Posted(c, tuple(m.group(1).split()), bool(m.group(2))))
     return out
+
+
+def posted_fingerprints(comments: list[ReviewComment], bot_login: str) -> dict[str, tuple[ReviewComment, bool]]:
+    """fingerprint -> (the bot's inline comment for it, resolved?)."""
+    return {fp: (p.comment, p.resolved) for p in posted(comments, bot_login) for fp in p.fingerprints}
 
 
 @dataclass(frozen=True)
@@ -192,128 +157,95 @@ class Context:
     inline_comments: bool = True
     link: Link | None = None
     policy: str | None = None  # what the PR changes in benchbot's configuration (``bot.github.policy``)
+    fixed: tuple[Finding, ...] = ()  # the base's findings the head fixes (:func:`fixed_findings`)
 
 
 def plan(split_: Split, changes: Changes, comments: list[Comment], review_comments: list[ReviewComment],
          ctx: Context) -> Plan:
     p = Plan()
-    existing = posted_fingerprints(review_comments, ctx.bot_login)
-    seen: set[str] = set()
-    taken: set[tuple[str, int]] = set()
-    # findings on the PR's own lines first: they keep their line; the others anchor around them
+    mine = posted(review_comments, ctx.bot_login)
+    by_fp = {fp: q for q in mine for fp in q.fingerprints}
+    open_at = {q.key: q for q in mine if not q.resolved}
+    new_by_fp = {f.fingerprint: f for f in split_.new}
+    groups: dict[tuple[str, int | None, str], tuple[Anchor, list[Finding]]] = {}
+    additions: dict[int, list[Finding]] = {}
+    taken = {q.key for q in mine if not q.resolved}
+    # causes on the PR's own lines first: they keep their line; the others anchor around them
     for f in sorted(split_.new, key=lambda f: not changes.added(f.path, f.line)):
-        if f.fingerprint in seen:
-            continue
-        seen.add(f.fingerprint)
-        at = anchor(f, changes, frozenset(taken)) if ctx.inline_comments and len(p.review) < MAX_INLINE else None
-        if at is None:
-            continue
-        taken.add(at)
-        known = existing.get(f.fingerprint)
-        if known is not None and not known[1]:
+        known = by_fp.get(f.fingerprint)
+        if known is not None and not known.resolved:
             p.posted.append(f)
             continue
-        fl = changes.files.get(at[0])
-        sug = suggestion(f, at[0], fl.visible) if fl is not None and at[0] == f.path else None
-        if sug is not None:  # a suggestion sits on the lines it replaces
-            at = (at[0], sug.end)
-            line, start = sug.end, (sug.start if sug.start < sug.end else None)
-        else:
-            line, start = at[1], None
-        p.review.append(DraftComment(at[0], line, inline_body(f, at, sug, ctx.link), start))
-        p.inline.append(f)
-    if p.review:
-        p.review_body = (f"benchbot: {plural(len(p.review), 'new finding')} on lines this pull request changed; "
-                         "the summary comment lists everything it introduces.")
-    # a finding that is now the consequence of another is not fixed: its comment stays open
-    current = {f.fingerprint for f in [*split_.new, *split_.old]} | {
-        r.fingerprint for f in [*split_.new, *split_.old] for r in f.consequences}
-    for fp, (c, resolved) in existing.items():
-        if resolved or fp in current:
+        at = anchor(f, changes, frozenset(taken)) if ctx.inline_comments else None
+        if at is None:
+            if ctx.inline_comments:
+                p.unanchored.append(f)
             continue
-        short = ctx.head_sha[:7]
-        old = _FINDING_MARKER.sub("", c.body, count=1).strip()
-        body = (f"{finding_marker(fp, resolved=True)}\n\u2705 **Resolved** in `{short}`: benchbot no longer "
-                f"reports this.\n\n<details><summary>Original comment</summary>\n\n{old}\n\n</details>")
-        p.resolve.append(Resolve(c, f"\u2705 Fixed in `{short}`: benchbot no longer reports this.", body))
+        there = open_at.get(at.key)
+        if there is not None:  # the bot's open comment on this line takes the new cause
+            additions.setdefault(there.comment.id, []).append(f)
+            continue
+        if at.key not in groups and len(groups) >= MAX_INLINE:
+            continue
+        taken.add(at.key)
+        groups.setdefault(at.key, (at, []))[1].append(f)
+    for at, causes in groups.values():
+        p.review.append(_draft(at, causes, changes, ctx))
+        p.inline += causes
+    for q in mine:
+        extra = additions.get(q.comment.id)
+        if extra:
+            causes = [new_by_fp[fp] for fp in q.fingerprints if fp in new_by_fp] + extra
+            at = Anchor(*q.key)
+            p.update.append(Update(q.comment, inline.body(causes, at, None, ctx.link,
+                                                          finding_marker(f.fingerprint for f in causes))))
+            p.inline += extra
+    if p.review:
+        lines = [d for d in p.review if d.line is not None]
+        p.review_body = (f"benchbot: {plural(len(p.inline), 'new finding')} on this pull request's changes; "
+                         "the summary comment lists everything it introduces.") if lines else ""
+    p.resolve, p.recheck = _resolutions(split_, mine, review_comments, ctx)
+    p.comments = len(p.review) + len({by_fp[f.fingerprint].comment.id for f in p.posted} |
+                                     {u.comment.id for u in p.update})
     summary = find_summary(comments, ctx.bot_login)
     p.summary_id = summary.id if summary else None
-    p.summary = summary_body(split_, p, sum(1 for _, done in existing.values() if done), ctx)
+    p.summary = summary_body(split_, p, sum(1 for q in mine if q.resolved), ctx, changes)
     p.summary_changed = summary is None or summary.body.strip() != p.summary.strip()
     return p
 
 
-def summary_body(split_: Split, p: Plan, resolved_before: int, ctx: Context) -> str:
-    inline = len(p.inline) + len(p.posted)
-    resolved = resolved_before + len(p.resolve)
-    head = ["### benchbot", ""]
-    if split_.new:
-        worst = max(f.severity for f in split_.new)
-        line = f"{md.ICON[worst]} **This pull request introduces {count_text(split_.new)}**"
-        if inline:
-            line += f"; {_inline_text(inline)} on its lines"
-        head.append(line + ".")
-    else:
-        head.append("\u2705 **This pull request introduces no findings.**")
-    if split_.fixed:
-        head.append(f"It fixes {plural(len(split_.fixed), 'finding')} that "
-                    f"{'is' if len(split_.fixed) == 1 else 'are'} on `{md.escape(ctx.base_ref)}`.")
-    if resolved:
-        head.append(f"{plural(resolved, 'earlier inline comment')} on fixed findings marked resolved.")
-    tail = []
-    if ctx.policy:
-        tail += ["", ctx.policy]
-    if ctx.reminder:
-        quoted = "\n".join(f"> {ln}" if ln else ">" for ln in ctx.reminder.strip().splitlines())
-        tail += ["", "> **Recipe reminder**", ">", quoted]
-    tail += ["", "---", f"<sub>benchbot · base `{ctx.base_sha[:12]}` ({md.escape(ctx.base_ref)}) · "
-                        f"{checked_text(ctx.stats)} checked</sub>", "",
-             f"Checked at head `{ctx.head_sha}`", "", bench_line(ctx.head_sha)]
-    new_md = md.render(split_.new, ctx.stats, link=ctx.link, header=False).strip() if split_.new else ""
-    old_md = md.render(split_.old, ctx.stats, link=ctx.link, header=False).strip() if split_.old else ""
-    for attempt in range(3):
-        body = [SUMMARY_MARKER, *head]
-        if new_md:
-            body += ["", "#### New in this pull request", "", new_md]
-        if split_.old:
-            label = f"{count_text(split_.old)} already on `{md.escape(ctx.base_ref)}` (not introduced here)"
-            body += ["", f"<details><summary>{label}</summary>", "", old_md or "(left out: too long)", "",
-                     "</details>"]
-        body += tail
-        text = "\n".join(body) + "\n"
-        if len(text) <= MAX_COMMENT:
-            return text
-        if attempt == 0:
-            old_md = ""  # drop the pre-existing details first
-        else:
-            new_md = _cut(new_md, MAX_COMMENT - (len(text) - len(new_md)) - 200)
-    return text[:MAX_COMMENT]
+def _draft(at: Anchor, causes: list[Finding], changes: Changes, ctx: Context) -> DraftComment:
+    fl = changes.files.get(at.path)
+    sugs = [s for f in causes if at.side == "RIGHT" and at.line is not None and fl is not None and at.path == f.path
+            and (s := suggestion(f, at.path, fl.visible)) is not None]
+    sug = sugs[0] if len(sugs) == 1 else None
+    marker = finding_marker(f.fingerprint for f in causes)
+    text = inline.body(causes, at, sug, ctx.link, marker)
+    if sug is not None:  # a suggestion sits on the lines it replaces
+        return DraftComment(at.path, sug.end, text, sug.start if sug.start < sug.end else None)
+    return DraftComment(at.path, at.line, text, None, at.side)
 
 
-def bench_line(head_sha: str) -> str:
-    """How a maintainer approves this head for a GPU run (the command binds to the commit)."""
-    return f"To benchmark this head: `/bench <gpu> @{head_sha[:7]}`"
-
-
-def failure_summary(head_sha: str, base_sha: str, base_ref: str, reason: str) -> str:
-    """The summary when benchbot could not analyse the head: it replaces the last head's results
-    (they no longer apply) and names the one-line reason, escaped; never a traceback."""
-    return "\n".join([
-        SUMMARY_MARKER, "### benchbot", "",
-        f"\u274c **benchbot could not analyse head `{head_sha[:12]}`**: {md.escape(reason)}", "",
-        "Nothing is reported for this head, and the results of earlier heads no longer apply. This is a bug in "
-        "benchbot, not a finding: the job log names the place (`BENCHBOT_DEBUG=1` shows the traceback).", "",
-        "---", f"<sub>benchbot · base `{base_sha[:12]}` ({md.escape(base_ref)})</sub>", "",
-        f"Not analysed: head `{head_sha}`"]) + "\n"
-
-
-def _inline_text(n: int) -> str:
-    return f"{n} {'is an inline comment' if n == 1 else 'are inline comments'}"
-
-
-def _cut(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    cut = text.rfind("\n- ", 0, max(0, limit))
-    kept = text[:cut] if cut > 0 else ""
-    return kept + "\n\n\u2026 (cut to fit a comment: the job's annotations and SARIF report have the full list)"
+def _resolutions(split_: Split, mine: list[Posted], review_comments: list[ReviewComment],
+                 ctx: Context) -> tuple[list[Resolve], list[ReviewComment]]:
+    # a finding that is now the consequence of another is not fixed: its comment stays open
+    current = {f.fingerprint for f in [*split_.new, *split_.old]} | {
+        r.fingerprint for f in [*split_.new, *split_.old] for r in f.consequences}
+    replied = {int(m.group(1)) for c in review_comments if own(c.author, ctx.bot_login) and c.in_reply_to
+               for m in [_FIXED_MARKER.search(c.body)] if m}
+    out: list[Resolve] = []
+    recheck: list[ReviewComment] = []
+    short = ctx.head_sha[:7]
+    for q in mine:
+        if q.resolved:
+            recheck.append(q.comment)
+            continue
+        if any(fp in current for fp in q.fingerprints):
+            continue
+        c = q.comment
+        old = _FINDING_MARKER.sub("", c.body, count=1).strip()
+        body = (f"{finding_marker(q.fingerprints, resolved=True)}\n\u2705 **Resolved** in `{short}`: benchbot no "
+                f"longer reports this.\n\n<details><summary>Original comment</summary>\n\n{old}\n\n</details>")
+        reply = None if c.id in replied else f"{fixed_marker(c.id)}\u2705 Fixed in `{short}`."
+        out.append(Resolve(c, reply, body))
+    return out, recheck

@@ -142,6 +142,12 @@ class Profile:
     # (and on scenario and sequence lengths) are evaluated once unless all_points is set.
     point_keys: tuple[str, ...] = ("spec-decoding",)
     all_points: bool = False
+    # The performance changelog (rule changelog-missing): its file ("" = not checked), the
+    # entry field that names config entries (globs), and the fields of old entries a later
+    # change may correct in place (InferenceX's gate allows fixing a pr-link).
+    changelog: str = "perf-changelog.yaml"
+    changelog_key: str = "config-keys"
+    changelog_corrections: tuple[str, ...] = ("pr-link",)
 
     def launcher_for(self, node: str) -> str:
         prefix = node.split(self.node_separator, 1)[0] if self.node_separator else node
@@ -178,7 +184,9 @@ def profile_from_config(data: Mapping[str, Any] | None) -> Profile:
             merged = dict(getattr(Profile(), name))
             merged.update({str(k): str(v) for k, v in value.items()})
             changes[name] = {k: v for k, v in merged.items() if v not in ("", None, "unset")}
-        elif name in ("launcher", "node_separator", "workspace"):
+        elif name == "changelog":
+            changes[name] = "" if value is None else str(value)
+        elif name in ("launcher", "node_separator", "workspace", "changelog_key"):
             changes[name] = str(value)
         elif name == "max_paths":
             changes[name] = int(value)

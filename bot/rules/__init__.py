@@ -14,6 +14,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from bot.rules import (
+    changelog_missing,
     config_schema,
     config_syntax,
     dead_script,
@@ -54,6 +55,7 @@ RULES: dict[str, ModuleType] = {
         missing_recipe,
         recipe_image_mismatch,
         dispatch_bound,
+        changelog_missing,
         unused_suppression,
     )
 }

@@ -67,14 +67,22 @@ def _side(c: Json, name: str, default: str, doc: str) -> str:
     return str(value)
 
 
-def anchor(p: Pull, c: Json, commit_id: str, doc: str) -> tuple[Json | None, list[str]]:
-    """Where a requested review comment lands in the diff, or the problems GitHub would report."""
+def anchor(p: Pull, c: Json, commit_id: str, doc: str, *, files_ok: bool = False) -> tuple[Json | None, list[str]]:
+    """Where a requested review comment lands in the diff, or the problems GitHub would report.
+    ``files_ok``: ``subject_type: file`` is honoured (the single-comment endpoint; a review's
+    ``comments`` items have no such field, as on GitHub)."""
     path = c.get("path")
     if not isinstance(path, str):
         raise missing("path", doc) if path is None else wrong_type("comments/items/path", path, "a string", doc)
     files = {f["filename"]: f for f in p.files}
     if path not in files:
         return None, ["Path could not be resolved"]
+    subject = (c.get("subject_type") or "line") if files_ok else "line"
+    if subject not in ("line", "file"):
+        raise wrong_type("comments/items/subject_type", subject, 'one of ["line", "file"]', doc)
+    if subject == "file":  # a comment on the whole file: no line, no position
+        return {"path": path, "line": None, "side": None, "position": None, "diff_hunk": "",
+                "commit_id": commit_id, "start_line": None, "start_side": None, "subject_type": "file"}, []
     patch = Patch(files[path].get("patch"))
     position = _int_field(c, "position", doc)
     line = _int_field(c, "line", doc)
@@ -179,7 +187,7 @@ def create_review_comment(ctx: Ctx) -> Reply:
     if obj.get("in_reply_to") is not None:
         return _reply(ctx, repo, issue, int(obj["in_reply_to"]), body)
     commit_id = _commit(ctx, p, doc, required=True)
-    where, problems = anchor(p, obj, commit_id, doc)
+    where, problems = anchor(p, obj, commit_id, doc, files_ok=True)
     if where is None:
         raise unprocessable(problems, doc)
     review = ctx.state.make_review(repo, issue.number, ctx.login, "", "COMMENTED", commit_id)

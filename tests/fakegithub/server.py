@@ -25,6 +25,7 @@ from .api import DOCS, NOT_INTEGRATION, ApiError, Ctx, Reply, resolve
 from .state import FILE_STATUSES, ROLES, USER_TYPES, Issue, Json, Pull, Repo, State, Token, User, Workflow, fake_sha
 
 PREFIX = "/api/v3"
+GRAPHQL = "/api/graphql"
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
+
+
+def _query(r: Request) -> bool:
+    """A GraphQL request that only reads (its document has no mutation)."""
+    if r.path != "/graphql" or not isinstance(r.body, dict):
+        return False
+    return "mutation" not in str(r.body.get("query", "")).split("{", 1)[0]
 
 
 class FakeGitHub:
@@ -417,11 +425,11 @@ class FakeGitHub:
 
     def writes(self, *, succeeded: bool = False) -> list[Request]:
         """The non-GET requests that were not faulted, including ones the API refused (401/403/404/422)
-        unless ``succeeded`` (then only those answered 2xx)."""
+        unless ``succeeded`` (then only those answered 2xx). GraphQL queries are reads (mutations are not)."""
         return [
             r
             for r in self.requests
-            if r.method != "GET" and not r.faulted and (not succeeded or 200 <= r.status < 300)
+            if r.method != "GET" and not r.faulted and (not succeeded or 200 <= r.status < 300) and not _query(r)
         ]
 
     def clear_requests(self) -> None:
@@ -530,7 +538,7 @@ class FakeGitHub:
         found = resolve(method, path)
         if found is None:
             raise ApiError(404, "Not Found")
-        if method != "GET" and tok.read_only:
+        if method != "GET" and tok.read_only and path != "/graphql":  # GraphQL: mutations check it themselves
             raise ApiError(403, NOT_INTEGRATION)
         if bad_json:
             raise ApiError(400, "Problems parsing JSON")
@@ -542,6 +550,8 @@ class FakeGitHub:
         query = dict(urllib.parse.parse_qsl(split.query, keep_blank_values=True))
         in_api = split.path == PREFIX or split.path.startswith(PREFIX + "/")
         raw_path = (split.path[len(PREFIX) :] or "/") if in_api else split.path
+        if split.path == GRAPHQL:  # GitHub Enterprise's GraphQL endpoint (PyGithub's graphql_url for /api/v3)
+            in_api, raw_path = True, "/graphql"
         path = "/".join(urllib.parse.unquote(seg) for seg in raw_path.split("/"))
         auth = (headers.get("Authorization") or "").split(None, 1)
         token = auth[1].strip() if len(auth) == 2 and auth[0].lower() in ("token", "bearer") else None
@@ -603,6 +613,8 @@ class FakeGitHub:
             _merge(out, extra)
         if status in (204, 304) or payload is None:
             data = b""
+        elif isinstance(payload, bytes):  # a download (an artifact's zip)
+            data = payload
         elif isinstance(payload, str):
             data = payload.encode("utf-8")
         else:

@@ -74,6 +74,7 @@ class Issue:
     created_at: str
     updated_at: str
     pull: Pull | None = None
+    labels: list[str] = field(default_factory=list)  # label names on the issue / pull request
 
 
 @dataclass
@@ -119,6 +120,8 @@ class Repo:
     dispatches: list[Json] = field(default_factory=list)
     repository_dispatches: list[Json] = field(default_factory=list)
     runs: dict[int, Json] = field(default_factory=dict)
+    artifacts: dict[int, list[Json]] = field(default_factory=dict)  # run id -> artifacts (results.py)
+    resolved_threads: set[int] = field(default_factory=set)  # root review-comment ids of resolved threads (graphql.py)
 
     @property
     def full_name(self) -> str:
@@ -513,7 +516,7 @@ class State:
             "line": anchor["line"],
             "original_line": anchor.get("original_line", anchor["line"]),
             "side": anchor["side"],
-            "subject_type": "line",
+            "subject_type": anchor.get("subject_type", "line"),
         }
         if in_reply_to is not None:
             data["in_reply_to_id"] = in_reply_to

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from bot.github.commands import TRIGGERS, Bench, Command, Help, Invalid, Lint, help_text, parse
+from bot.github.commands import TRIGGERS, Bench, Command, Help, Invalid, Lint, Runs, help_text, parse
 
 SKU = re.compile(r"(cluster:)?[a-z0-9][a-z0-9._-]{0,63}")
 ENTRY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -194,7 +194,11 @@ def test_slash_lines_that_are_not_ours_are_ignored(body: str) -> None:
     ("/bench mi325x e1 --all", "use either entry names or `--all`"),
     ("/bench mi325x --all e1", "use either entry names or `--all`"),
     ("/bench mi325x " + " ".join(f"e{i}" for i in range(33)), "at most 32 entry names"),
-    ("/bench -x mi325x", "the flags are `--all` and `--force`"),
+    ("/bench -x mi325x", "the flags are `--all`, `--force` and `--yes`"),
+    ("/bench cancel now", "`/bench cancel` takes no other arguments"),
+    ("/bench status mi325x", "`/bench status` takes no other arguments"),
+    ("/bench status --yes", "`/bench status` takes no other arguments"),
+    ("/bench --yes status", "`status` must come right after `/bench`, alone"),
     ("/bench .mi325x", "is not a GPU SKU or runner label"),
     ("/bench " + "a" * 65, "is not a GPU SKU or runner label"),
     ("/bench nodes:mi325x", "is not a GPU SKU or runner label"),
@@ -276,3 +280,25 @@ def test_a_named_sha(body: str, expected: Command) -> None:
 def test_a_bad_sha_makes_the_command_invalid(body: str, reason: str) -> None:
     [command] = parse(body)
     assert isinstance(command, Invalid) and reason in command.reason
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("/bench mi325x --yes", [Bench("mi325x", line=1, yes=True)]),
+    ("/bench mi325x --all --yes @5ca31cc", [Bench("mi325x", all=True, line=1, sha="5ca31cc", yes=True)]),
+    ("/bench status", [Runs("status", 1)]),
+    ("/bench CANCEL", [Runs("cancel", 1)]),
+    ("/bench\tcancel  ", [Runs("cancel", 1)]),
+    ("/bench mi325x cancel", [Bench("mi325x", ("cancel",), line=1)]),  # an entry named cancel
+])
+def test_yes_and_the_run_subcommands(body: str, expected: list[Command]) -> None:
+    assert parse(body) == expected
+
+
+def test_help_text_uses_the_repositorys_labels_and_lists_the_label_trigger() -> None:
+    text = help_text(["h200-nb", "cluster:mi355x"], (("bench-h200", "h200"),), max_jobs=12)
+    assert "Example: `/bench h200-nb --force @5ca31cc`" in text and "`cluster:mi355x`" in text
+    assert "`/bench status`" in text and "`/bench cancel`" in text and "--yes" in text and "more than 12" in text
+    assert "`bench-h200` runs `/bench h200`" in text
+    assert "mi325x" not in text
+    generic = help_text()
+    assert "Example: `/bench mi325x --force @5ca31cc`" in generic and "Labels:" not in generic

@@ -204,3 +204,12 @@ def test_lint_when_the_analysis_fails(entry_pr: PR, monkeypatch: pytest.MonkeyPa
     assert code == 3 and "Could not re-run the review" in answer and "Re-ran" not in answer
     assert "could not analyse" in " ".join(r for r in _replies(entry_pr) if "benchbot:summary" in r)
     assert _reactions(entry_pr, cid) == ["confused", "eyes"]
+
+
+def test_lint_reply_counts_come_from_the_outcome() -> None:
+    from bot.github.comments import _counts
+
+    assert _counts({"new": 2, "old": 5, "fixed": 1, "inline": 1}, "main") == \
+        ": 2 new findings (1 inline), 5 already on main, fixes 1"
+    assert _counts({"new": 1, "inline": 0}, "") == ": 1 new finding (0 inline), 0 already on the base, fixes 0"
+    assert _counts(None, "main") == ""  # before the pull_request handler sets Outcome.counts

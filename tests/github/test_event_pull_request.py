@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 import pytest
+from fakegithub import graphql
 
 from bot.config import Config
 from bot.lint import lint
@@ -97,6 +98,9 @@ def test_seed_pr_review_then_rerun_then_fix(seed_pr: PR) -> None:
     replies = [c for c in gh.review_comments(REPO, 7) if c.get("in_reply_to_id") is not None]
     assert len(top) == 2 and all("Resolved" in c["body"] for c in top)
     assert sorted(r["in_reply_to_id"] for r in replies) == sorted(c["id"] for c in top)
+    # their review threads are resolved too (GraphQL resolveReviewThread): "require conversation resolution" passes
+    threads = graphql.threads(gh.state, REPO, 7)
+    assert len(threads) == 2 and all(t["isResolved"] for t in threads)
     # and once more: resolved comments are not replied to twice
     writes = len(gh.writes())
     seed_pr.run("synchronize")

@@ -64,7 +64,8 @@ def test_moved_folder_keeps_its_old_findings_old(move_pr: PR) -> None:
     assert gh.reviews(REPO, 9) == [] and gh.review_comments(REPO, 9) == []
     [summary] = gh.issue_comments(REPO, 9)
     assert "introduces no findings" in summary["body"]
-    assert re.search(rf"<summary>{len(head)} findings \([^)]*\) already on `main`", summary["body"])
+    assert re.search(rf"<summary>Already on main, not introduced here: {len(head)} findings \([^)]*\), "
+                     r"\d+ near lines this pull request changes</summary>", summary["body"])
     assert "It fixes" not in summary["body"]
     assert "introduces no findings" in step_summary
 
@@ -88,4 +89,7 @@ def test_fixed_findings_are_counted(move_pr: PR) -> None:
     n = len(fixed)
     assert f"It fixes {n} finding{'' if n == 1 else 's'} that {'is' if n == 1 else 'are'} on `main`." \
         in summary["body"]
+    # and lists them, under their own heading (credit where it is due)
+    assert f"### Fixed by this pull request ({n})" in summary["body"]
+    assert "~~BB103 `ignored-variant`~~ `runners/launch_mi300x-amds.sh:" in summary["body"]
     assert "introduces no findings" in summary["body"]

@@ -20,7 +20,7 @@ def test_a_pull_request_cannot_switch_off_its_own_review(seed_pr: PR) -> None:
     assert code == 1  # the base's configuration: the seed bug still fails the check
     assert len(seed_pr.gh.review_comments(REPO, 7)) >= 2
     body = summary_of(seed_pr)
-    assert "#### This pull request changes benchbot's configuration" in body
+    assert "### This pull request changes benchbot's configuration" in body
     assert "| `ignore` | `[]` | `[dead-script, ignored-variant]` |" in body
     assert "| `fail-on` | `warning` | `error` |" in body
     assert "would not fail the check" in body and "ignored-variant" in body

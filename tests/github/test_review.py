@@ -19,12 +19,14 @@ def test_parse_patch_counts_right_side_lines() -> None:
     assert visible == {1, 2, 3, 4, 11, 12}
 
 
-def test_changes_skip_removed_files_and_keep_patchless_ones() -> None:
-    ch = changes([ChangedFile("a.sh", "removed", "@@ -1 +0,0 @@\n-x"), ChangedFile("big.yaml", "added", None),
-                  ChangedFile("b.sh", "added", "@@ -0,0 +1,2 @@\n+x\n+y")])
-    assert "a.sh" not in ch.files
+def test_changes_keep_removed_files_as_deleted_lines_and_patchless_ones() -> None:
+    ch = changes([ChangedFile("a.sh", "removed", "@@ -1,2 +0,0 @@\n-x\n-y"), ChangedFile("big.yaml", "added", None),
+                  ChangedFile("b.sh", "added", "@@ -0,0 +1,2 @@\n+x\n+y"),
+                  ChangedFile("c.yaml", "modified", "@@ -3,3 +3,2 @@\n a\n-gone: 1\n+kept: 2\n-also: 3")])
+    assert ch.files["a.sh"].deleted == ((1, "x"), (2, "y")) and not ch.added("a.sh", 1)
     assert not ch.added("big.yaml", 1)  # GitHub gave no patch: nothing to anchor on
     assert ch.added("b.sh", 2) and not ch.added("b.sh", 3)
+    assert ch.files["c.yaml"].deleted == ((4, "gone: 1"), (5, "also: 3")) and ch.added("c.yaml", 4)
 
 
 def _finding(path: str, line: int, related: tuple[Related, ...] = (), fix: Fix | None = None,
@@ -36,9 +38,13 @@ def test_anchor_prefers_own_line_then_related_added_lines() -> None:
     ch = changes([ChangedFile("configs/m.yaml", "modified", "@@ -5,0 +6,3 @@\n+a\n+b\n+c"),
                   ChangedFile("s_mtp.sh", "added", "@@ -0,0 +1,2 @@\n+#!/bin/sh\n+x")])
     f = _finding("runners/l.sh", 26, (Related("configs/m.yaml", 7, "entry"), Related("s_mtp.sh", 1, "script")))
-    assert review.anchor(f, ch) == ("configs/m.yaml", 7)
-    assert review.anchor(_finding("s_mtp.sh", 2), ch) == ("s_mtp.sh", 2)
-    assert review.anchor(_finding("runners/l.sh", 26, (Related("configs/m.yaml", 2, "old line"),)), ch) is None
+    assert review.anchor(f, ch) == review.Anchor("configs/m.yaml", 7)
+    assert review.anchor(_finding("s_mtp.sh", 2), ch) == review.Anchor("s_mtp.sh", 2)
+    # configs/m.yaml is changed but not on line 2, and deletes nothing: a comment on the whole file
+    assert review.anchor(_finding("runners/l.sh", 26, (Related("configs/m.yaml", 2, "old line"),)), ch) == \
+        review.Anchor("configs/m.yaml", None)
+    # a file the pull request does not change: nowhere
+    assert review.anchor(_finding("runners/l.sh", 26, (Related("other.yaml", 2, "x"),)), ch) is None
 
 
 def test_suggestion_from_a_one_block_fix_inside_the_diff() -> None:
@@ -91,9 +97,13 @@ def test_preexisting_findings_only_in_the_collapsed_summary() -> None:
     new = _finding("runners/l.sh", 9, (Related("gone.sh", 1, "x"),), message="new problem")
     parts = review.split([old, new], [old])
     p = review.plan(parts, changes([]), [], [], _ctx(reminder="Compare with the vLLM recipe."))
-    assert p.review == []  # nothing on the PR's lines: summary only
+    assert p.review == [] and p.unanchored == [new]  # nothing of the PR's: summary only, and it says so
     body = p.summary
-    assert body.index("new problem") < body.index("<details><summary>1 finding (1 error) already on `main`")
+    assert "1 of them is on no line or file this pull request changes" in body
+    assert body.index("new problem") < body.index(
+        "<details><summary>Already on main, not introduced here: 1 finding (1 error), 0 near lines this pull request "
+        "changes</summary>")
+    assert "old problem" not in body  # not in a file the PR changes: counted, not listed
     assert "> Compare with the vLLM recipe." in body
 
 

@@ -16,14 +16,17 @@ import pytest
 from bot import rules
 from bot.config import Config
 from bot.lint import lint
+from bot.repo.git import GitTree
 from bot.repo.tree import WorkTree
-from tests.conftest import ROOT, copy_repo
+from tests.conftest import ROOT, copy_repo, git
 
 BASE = ROOT / "tests" / "docs_base"
 _FENCE = re.compile(r"^```[\w-]*\n(.*?)^```", re.S | re.M)
 
 
-def example_files(doc: str) -> dict[str, str]:
+def example_files(doc: str, tag: str = "file") -> dict[str, str]:
+    """The example's ``# file: PATH`` blocks (``tag="base"``: its ``# base: PATH`` blocks, the
+    base revision of a change-level rule's example)."""
     text = inspect.cleandoc(doc)
     m = re.search(r"^Example:\n(.*?)^(?:Fix:|\Z)", text, re.S | re.M)
     assert m, "no Example: section"
@@ -31,9 +34,10 @@ def example_files(doc: str) -> dict[str, str]:
     files: dict[str, str] = {}
     for block in _FENCE.findall(section):
         first, _, rest = block.partition("\n")
-        fm = re.fullmatch(r"# file: (\S+)", first.strip())
+        fm = re.fullmatch(r"# (file|base): (\S+)", first.strip())
         assert fm, f"an example block must start with '# file: PATH', not {first!r}"
-        files[fm.group(1)] = rest
+        if fm.group(1) == tag:
+            files[fm.group(2)] = rest
     assert files, "the Example: section has no fenced block"
     return files
 
@@ -46,11 +50,21 @@ def test_base_repo_is_clean() -> None:
 def test_documented_example_yields_exactly_its_rule(rule_id: str, tmp_path: Path) -> None:
     module = rules.RULES[rule_id]
     repo = copy_repo(BASE, tmp_path / "repo")
-    for path, content in example_files(module.__doc__ or "").items():
-        target = repo / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
+    change = getattr(module, "CHANGE_RULE", False)  # judged on a change: the base, then the files
+    for tag in ("base", "file") if change else ("file",):
+        for path, content in example_files(module.__doc__ or "", tag).items():
+            target = repo / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+        if change and tag == "base":
+            git(repo, "init", "-q", "-b", "main")
+            git(repo, "add", "-A")
+            git(repo, "commit", "-q", "-m", "base")
     found = lint(WorkTree(str(repo)), Config()).findings
+    if change:
+        base = GitTree(str(repo), "HEAD")
+        found += module.check_change(base, WorkTree(str(repo)), lint(base, Config()).facts,
+                                     lint(WorkTree(str(repo)), Config()).facts, Config())
     assert rule_id in {f.rule for f in found}, f"the {rule_id} example yields no {rule_id} finding"
     # A rule may name companions its example necessarily triggers (its docstring says so).
     also = set(getattr(module, "EXAMPLE_ALSO", ()))
