@@ -10,7 +10,9 @@ What it does:
     default ``perf-changelog.yaml``; ``changelog-key``, default ``config-keys``). One finding
     per cause: an entry whose YAML changed is reported at its line in the config; a script
     or launcher change is reported once, at its first changed line, listing the entries it
-    leaves uncovered. The changelog is append-only and byte-sensitive: an edited, deleted or
+    leaves uncovered. A launcher change is covered when a new changelog entry names any entry
+    that runs that launcher (launchers are shared: a branch added for one model is documented
+    under that model). The changelog is append-only and byte-sensitive: an edited, deleted or
     inserted old line, a CR, tab or NUL or a missing final newline in what is appended, a
     changelog that does not parse, a new entry without a usable key list, and a key that
     matches no entry are findings on the changelog. A repository whose base has no changelog
@@ -173,11 +175,25 @@ def _uncovered(path: str, key: str, head: Facts, affected: dict[str, str], globs
                base: Facts) -> Iterator[Finding]:
     by_name = {e.name: e for e in head.entries}
     causes: dict[str, list[Entry]] = {}
+    documented: set[str] = set()  # launchers a new changelog entry names an entry of
+    launchers = set(head.launcher_files)
+    runs_of: dict[str, set[str]] = {}
+    for r in head.runs:
+        runs_of.setdefault(r.entry.name, set()).update({r.launcher, r.real})
     for name, why in affected.items():
-        if name not in by_name or any(cl.glob_match(g, name) for g in globs):
-            continue
         m = _CAUSE.fullmatch(why)
-        causes.setdefault(m.group(1) if m else "", []).append(by_name[name])
+        cause = m.group(1) if m else ""
+        if name not in by_name:
+            continue
+        if any(cl.glob_match(g, name) for g in globs):
+            documented.update(runs_of.get(name, set()) & launchers)
+            continue
+        causes.setdefault(cause, []).append(by_name[name])
+    # A launcher serves many models and a pull request that adds a branch for one of them documents
+    # it under that model's changelog entry: the launcher's other entries are not asked for one
+    # (without this, every AgentX PR that adds an `elif` is told about 20 unrelated entries).
+    for cause in documented:
+        causes.pop(cause, None)
     log_line = head_raw.count(b"\n") + 1 if head_raw else 1
     for cause, entries in causes.items():
         if not cause:
