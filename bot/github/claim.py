@@ -46,12 +46,12 @@ def claim_marker(comment_id: int | str) -> str:
     return f"<!-- benchbot:claim {comment_id} -->"
 
 
-def dispatching_marker(title: str) -> str:
-    return f"<!-- benchbot:dispatching {base64.urlsafe_b64encode(title.encode()).decode()} -->"
+def _titled(kind: str, title: str) -> str:
+    return f"<!-- benchbot:{kind} {base64.urlsafe_b64encode(title.encode()).decode()} -->"
 
 
-def dispatching_title(body: str) -> str | None:
-    m = _DISPATCHING.search(body)
+def _title(pattern: re.Pattern[str], body: str) -> str | None:
+    m = pattern.search(body)
     if m is None:
         return None
     try:
@@ -60,23 +60,25 @@ def dispatching_title(body: str) -> str | None:
         return None
 
 
-def run_marker(title: str) -> str:
-    """On a dispatch's final answer: the title of the run it started (the workflow_run handler
-    finds the answer to edit by it)."""
-    return f"<!-- benchbot:run {base64.urlsafe_b64encode(title.encode()).decode()} -->"
+def dispatching_marker(title: str) -> str:
+    return _titled("dispatching", title)
+
+
+def dispatching_title(body: str) -> str | None:
+    return _title(_DISPATCHING, body)
 
 
 _RUN = re.compile(r"<!-- benchbot:run ([A-Za-z0-9_=-]*) -->")
 
 
+def run_marker(title: str) -> str:
+    """On a dispatch's final answer: the title of the run it started (the workflow_run handler
+    finds the answer to edit by it)."""
+    return _titled("run", title)
+
+
 def run_title(body: str) -> str | None:
-    m = _RUN.search(body)
-    if m is None:
-        return None
-    try:
-        return base64.urlsafe_b64decode(m[1].encode()).decode()
-    except (binascii.Error, UnicodeDecodeError):
-        return None
+    return _title(_RUN, body)
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,13 @@ FLOW_ENTRY = (
     "search-space: [{tp: 8, conc-start: 4, conc-end: 64}]}]}}\n")
 
 
-def _pr(tmp_path: Path, gh: FakeGitHub, monkeypatch: pytest.MonkeyPatch, change: Callable[[Path], None]) -> PR:
-    """Base: the seed as it is. The PR's one commit is ``change``."""
+def _pr(tmp_path: Path, gh: FakeGitHub, monkeypatch: pytest.MonkeyPatch, change: Callable[[Path], None],
+        base: Callable[[Path], None] | None = None) -> PR:
+    """Base: the seed as it is (then ``base``). The PR's one commit is ``change``."""
     repo = tmp_path / "repo"
     shutil.copytree(EXAMPLE, repo, symlinks=True)
+    if base is not None:
+        base(repo)
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "base")
@@ -144,21 +147,7 @@ def test_a_new_entry_without_a_changelog_entry_and_an_edited_old_line(tmp_path: 
     def base(repo: Path) -> None:
         shutil.copy(CHANGELOG, repo / "perf-changelog.yaml")
 
-    repo = tmp_path / "repo"
-    shutil.copytree(EXAMPLE, repo, symlinks=True)
-    base(repo)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "base")
-    base_sha = git(repo, "rev-parse", "HEAD").strip()
-    git(repo, "checkout", "-q", "-b", "change")
-    change(repo)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "change")
-    head = git(repo, "rev-parse", "HEAD").strip()
-    fake_github.add_pull(REPO, number=11, head_sha=head, base_sha=base_sha, head_ref="change", base_ref="main",
-                         user="alice", title="change", files=pr_files(repo, base_sha, head))
-    pr = PR(fake_github, repo, 11, base_sha, head, tmp_path, monkeypatch)
+    pr = _pr(tmp_path, fake_github, monkeypatch, change, base)
     pr.run("opened")
     bodies = {str(c["path"]): str(c["body"]) for c in _top(fake_github)}
     assert "`changelog-missing`" in bodies.get("configs/amd-master.yaml", ""), bodies
