@@ -42,17 +42,18 @@ def _pr(tmp_path: Path, gh: FakeGitHub, monkeypatch: pytest.MonkeyPatch, change:
     return PR(gh, repo, 11, base, head, tmp_path, monkeypatch)
 
 
+def _add_flow_entry(repo: Path) -> None:
+    with (repo / "configs/amd-master.yaml").open("a") as fh:
+        fh.write(FLOW_ENTRY)
+
+
 def _top(gh: FakeGitHub) -> list[dict[str, object]]:
     return [c for c in gh.review_comments(REPO, 11) if c.get("in_reply_to_id") is None]
 
 
 def test_two_causes_on_one_line_share_one_comment(tmp_path: Path, fake_github: FakeGitHub,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    def add(repo: Path) -> None:
-        with (repo / "configs/amd-master.yaml").open("a") as fh:
-            fh.write(FLOW_ENTRY)
-
-    pr = _pr(tmp_path, fake_github, monkeypatch, add)
+    pr = _pr(tmp_path, fake_github, monkeypatch, _add_flow_entry)
     assert pr.run("opened")[0] == 1
     [c] = _top(fake_github)
     body = str(c["body"])
@@ -104,11 +105,7 @@ def test_a_deletion_is_commented_on_the_deleted_line(tmp_path: Path, fake_github
 
 def test_thread_resolution_survives_faults_and_a_read_only_token(tmp_path: Path, fake_github: FakeGitHub,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    def add(repo: Path) -> None:
-        with (repo / "configs/amd-master.yaml").open("a") as fh:
-            fh.write(FLOW_ENTRY)
-
-    pr = _pr(tmp_path, fake_github, monkeypatch, add)
+    pr = _pr(tmp_path, fake_github, monkeypatch, _add_flow_entry)
     assert pr.run("opened")[0] == 1
     config = pr.repo / "configs/amd-master.yaml"
     config.write_text(config.read_text().replace(FLOW_ENTRY, ""))
