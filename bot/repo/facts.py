@@ -13,21 +13,27 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
 from bot.repo import jobs as _jobs
+from bot.repo import paths as _paths
+from bot.repo import workflows as _workflows
 from bot.repo.configs import ConfigFile, Entry, Point, Runners, load_config, load_runners
-from bot.repo.profile import Profile, build_env, is_unknown_env
-from bot.repo.references import linear, scan_references
+from bot.repo.launchenv import EnvSource
+from bot.repo.paths import PathRun
+from bot.repo.profile import Profile, is_unknown_env
+from bot.repo.references import scan_references
 from bot.repo.tree import Tree
+from bot.repo.workflows import Workflows
 from bot.shell import default_parser, ir
 from bot.shell.budget import BudgetHit, Limits
 from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Loc, Options, Ran, Result
 from bot.shell.nesting import is_too_deep
-from bot.shell.values import Val, lit
+from bot.shell.reads import presence_key
+from bot.shell.values import Val
 from bot.suppress import Suppression
 from bot.suppress import parse_files as parse_suppressions
 
@@ -61,6 +67,7 @@ class Run:
     # Budgets the evaluation ran out of (bot.shell.budget): with a fatal one (steps,
     # deadline) ``dispatches`` is empty and what the entry runs is unknown.
     budget_hits: tuple[BudgetHit, ...] = ()
+    result: Result | None = field(default=None, compare=False, repr=False)  # the evaluation (reads, hand-offs)
 
 
 class _RepoFS(FileSystem):
@@ -87,11 +94,13 @@ class Facts:
     launcher_files: list[str] = field(default_factory=list)
     scripts: list[str] = field(default_factory=list)  # benchmark scripts (dead-script candidates)
     runs: list[Run] = field(default_factory=list)
+    path_runs: list[PathRun] = field(default_factory=list)  # launchers under the other workflow paths
     jobs: _jobs.Jobs = field(default_factory=_jobs.Jobs)  # entries handed to external tools, their recipes
     # scripts sourced or run by other scripts: path -> where
     referenced: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
     referenced_patterns: list[tuple[re.Pattern[str], str, int]] = field(default_factory=list)
     workflow_text: str = ""
+    workflows: Workflows = field(default_factory=Workflows)  # launcher calls of the workflows
     broken_launchers: list[str] = field(default_factory=list)  # do not parse, or cannot be read
     # Files the analysis needs that exist but cannot be read (not a regular file, over the
     # size budget, permission denied): path -> why. Such a launcher dispatches nothing
@@ -103,7 +112,9 @@ class Facts:
     syntax: dict[str, tuple[ir.ParseError, ...]] = field(default_factory=dict)  # real path -> errors
     parser_gaps: dict[str, tuple[ir.ParseError, ...]] = field(default_factory=dict)  # bash accepts these
     _scripts_cache: dict[str, ir.Script | None] = field(default_factory=dict)
-    _result_cache: dict[str, list[tuple[frozenset[tuple[str, Val | None]], Result]]] = field(default_factory=dict)
+    # per slot: (values of Result.relevant, set/empty state of Result.presence, result)
+    _result_cache: dict[str, list[tuple[frozenset[tuple[str, Val | None]], frozenset[tuple[str, int]], Result]]] = \
+        field(default_factory=dict)
     _spent: dict[str, float] = field(default_factory=dict)  # seconds evaluating each launcher so far
     _spent_total: float = 0.0  # their sum
     _overrides: dict[str, bytes] = field(default_factory=dict)
@@ -159,6 +170,10 @@ class Facts:
             sinks=self.sinks,
             stop_after=frozenset({"client"}) if self.sinks is not None else frozenset(),
             after_sink_steps=AFTER_SINK_STEPS if self.sinks is not None else 0,
+            # env-not-passed: what a launcher reads unset, the env each script is handed
+            record_reads=True,
+            handoffs=True,
+            env_checks=frozenset(self.profile.env_checks),
         )
 
     @cached_property
@@ -174,8 +189,9 @@ class Facts:
         slot = real + (f"\0paths={max_paths}" if max_paths is not None else "")
         slot += "".join(f"\0{p}\0{hashlib.sha1(t).hexdigest()}" for p, t in sorted(self._overrides.items()))
         cache = self._result_cache.setdefault(slot, [])
-        for key, result in cache:
-            if all(env.get(name) == value for name, value in key):
+        for key, presence, result in cache:
+            if all(env.get(name) == value for name, value in key) and \
+                    presence == presence_key(env, (n for n, _ in presence)):
                 return result
         script = self.script(launcher)
         if script is None:
@@ -203,50 +219,20 @@ class Facts:
         self._spent[slot] = spent + took
         self._spent_total += took
         key = frozenset((name, env.get(name)) for name in result.relevant)
-        cache.append((key, result))
+        cache.append((key, presence_key(env, result.presence), result))
         return result
 
     def env_for(self, entry: Entry, point: Point, node: str, label: str) -> dict[str, Val]:
-        passed = self._passed_multi if entry.multinode else self._passed_single
-        env = build_env(self.profile, entry, point, node, label, passed)
-        # Values the workflow template computes itself, e.g.
-        # SCENARIO_SUBDIR: ${{ inputs.scenario-type == 'agentic-coding' && 'agentic/' || '' }}
-        for name, key, value, then, other in (self._ternaries_multi if entry.multinode else self._ternaries_single):
-            have = point.scenario if key == "scenario-type" else _field(entry, point, key)
-            if have is not None:
-                env[name] = lit(then if have == value else other)
-        return env
-
-    @cached_property
-    def _ternaries_single(self) -> list[tuple[str, str, str, str, str]]:
-        return self._ternaries(self.profile.workflow_single)
-
-    @cached_property
-    def _ternaries_multi(self) -> list[tuple[str, str, str, str, str]]:
-        return self._ternaries(self.profile.workflow_multi)
-
-    def _ternaries(self, templates: Iterable[str]) -> list[tuple[str, str, str, str, str]]:
-        text = "\n".join(t for t in (self.tree.text(p) for p in templates) if t)
-        return [m.groups() for m in _TERNARY.finditer(text)]
+        """The env the launcher starts with (:mod:`bot.repo.launchenv`)."""
+        return self.envs.env_for(entry, point, node, label)
 
     def passed_vars(self, multinode: bool) -> frozenset[str] | None:
-        """Env var names the benchmark workflow template mentions (None: no template)."""
-        return self._passed_multi if multinode else self._passed_single
+        """Env var names the benchmark workflow passes (None: no workflow to read)."""
+        return self.envs.passed_vars(multinode)
 
     @cached_property
-    def _passed_single(self) -> frozenset[str] | None:
-        return self._passed(self.profile.workflow_single)
-
-    @cached_property
-    def _passed_multi(self) -> frozenset[str] | None:
-        return self._passed(self.profile.workflow_multi)
-
-    def _passed(self, templates: Iterable[str]) -> frozenset[str] | None:
-        text = "\n".join(t for t in (self.tree.text(p) for p in templates) if t)
-        if not text:
-            return None
-        names = set(re.findall(r"\b[A-Z][A-Z0-9_]*\b", text))
-        return frozenset(names)
+    def envs(self) -> EnvSource:
+        return EnvSource(self.tree, self.profile, self.workflows)
 
     def resolve_with(self, launcher: str, text: bytes, entry: Entry, point: Point, node: str,
                      label: str) -> list[Dispatch]:
@@ -296,7 +282,9 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
                  + tree.glob(["runners/**/*.sh"]))
     facts.configs = [load_config(tree, p) for p in config_paths]
     facts.runners = load_runners(tree, list(profile.runners))
-    facts.workflow_text = "\n".join(tree.text(p) or "" for p in workflow_paths)
+    texts = {p: tree.text(p) or "" for p in workflow_paths}
+    facts.workflow_text = "\n".join(texts.values())
+    facts.workflows = _workflows.gather(texts, profile.launcher)
     commented = config_paths + facts.shell_files() + ([facts.runners.path] if facts.runners.path else [])
     facts.suppressions = parse_suppressions((p, tree.text(p) or "") for p in dict.fromkeys(commented))
     t1 = time.perf_counter()
@@ -320,6 +308,7 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
                               or any(is_too_deep(e) for e in facts.parser_gaps.get(tree.resolve(p) or p, ()))]
     t2 = time.perf_counter()
     _resolve_runs(facts)
+    facts.path_runs = _paths.resolve(facts)
     t3 = time.perf_counter()
     if references:
         scan_references(facts, _RepoFS(facts))
@@ -328,18 +317,6 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
     facts.timings = {"read": t1 - t0, "parse": t2 - t1, "resolve": t3 - t2, "references": t4 - t3,
                      "jobs": time.perf_counter() - t4}
     return facts
-
-
-_TERNARY = linear(r"(?m)^\s+([A-Z_][A-Z0-9_]*):\s*\$\{\{\s*inputs\.([\w-]+)\s*==\s*'([^']*)'\s*&&\s*"
-                      r"'([^']*)'\s*\|\|\s*'([^']*)'\s*\}\}\s*$")
-
-
-def _field(entry: Entry, point: Point, key: str) -> str | None:
-    for source in (point.fields, point.seq, entry.fields):
-        if key in source and source[key] is not None:
-            v = source[key]
-            return "true" if v is True else "false" if v is False else str(v)
-    return None
 
 
 def _bash_accepts(data: bytes) -> bool:
@@ -376,7 +353,8 @@ def _resolve_runs(facts: Facts) -> None:
                 where = tuple(dict.fromkeys(p.exit_at.loc for p in result.paths if p.exit_at is not None))
                 facts.runs.append(Run(entry, point, label, node, launcher, real, dispatches, exits,
                                       result.bound_hit, where, handoffs,
-                                      tuple(r for r in ran if r.name in _jobs.COPIES), result.budget_hits))
+                                      tuple(r for r in ran if r.name in _jobs.COPIES), result.budget_hits,
+                                      result))
 
 
 def representatives(profile: Profile, points: tuple[Point, ...]) -> list[Point]:

@@ -7,14 +7,13 @@ can be overridden from ``.benchbot.yml`` (``profile:``). Nothing here names a re
 from __future__ import annotations
 
 import fnmatch
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from bot.repo.configs import AGENTIC, Entry, Point
+from bot.repo.configs import AGENTIC
+from bot.repo.envrender import EnvSpec, build_env, render, seq_name
 from bot.shell import budget as _budget
-from bot.shell.values import Val, lit, unknown
 
 # Environment the benchmark workflow passes to the launcher. "{field}" reads the
 # search-space point, then its scenario block, then the entry; "{field|default}";
@@ -72,10 +71,36 @@ ENV_RUNNER: dict[str, str] = {
     "RUNNER_TYPE": "{@label}",
     "GITHUB_WORKSPACE": "/github/workspace",
 }
+# What the matrix generator puts in each field of an entry's JSON, for workflows that read
+# ``${{ matrix.config.<field> }}``: a field not listed is the entry's own (point, scenario
+# block, entry), null when it has none. (InferenceX: utils/matrix_logic/generate_sweep_configs.py.)
+MATRIX_FIELDS: dict[str, str] = {
+    "exp-name": "{@exp-name}",
+    "max-model-len": "{@max-model-len}",
+    "conc": "{@conc}",
+    "scenario-type": "{@scenario}",
+    "spec-decoding": "{spec-decoding|none}",
+    "ep": "{ep|1}",
+    "dp-attn": "{dp-attn|false}",
+    "pp": "{pp|1}",
+    "dcp-size": "{dcp-size|1}",
+    "pcp-size": "{pcp-size|1}",
+    "disagg": "{disagg|false}",
+    "runner": "{@label}",
+    "run-eval": "?",
+    "eval-only": "?",
+    "kv-offload-backend": "{kv-offload-backend.name|}",
+    "prefill.num-worker": "{prefill.num-worker|1}",
+    "decode.num-worker": "{decode.num-worker|1}",
+    "prefill.ep": "{prefill.ep|1}",
+    "decode.ep": "{decode.ep|1}",
+    "prefill.dp-attn": "{prefill.dp-attn|false}",
+    "decode.dp-attn": "{decode.dp-attn|false}",
+}
 # Set on every runner, values unknown. Anything not listed anywhere is unset.
 UNKNOWN_ENV: tuple[str, ...] = (
     "HOME", "USER", "UID", "PATH", "HOSTNAME", "PWD", "SHELL", "TMPDIR", "LOGNAME",
-    "GITHUB_*", "RUNNER_*", "CI", "HF_HUB_CACHE", "HF_HOME", "SLURM_*", "XDG_*",
+    "GITHUB_*", "RUNNER_*", "CI", "HF_HUB_CACHE", "HF_HOME", "SLURM_*", "SLURMD_*", "XDG_*",
 )
 
 
@@ -121,6 +146,10 @@ class Profile:
     env_multi: Mapping[str, str] = field(default_factory=lambda: dict(ENV_MULTI))
     env_runner: Mapping[str, str] = field(default_factory=lambda: dict(ENV_RUNNER))
     unknown_env: tuple[str, ...] = UNKNOWN_ENV
+    matrix_fields: Mapping[str, str] = field(default_factory=lambda: dict(MATRIX_FIELDS))
+    # Commands (or functions) whose arguments name variables that must be set and non-empty
+    # (the job fails otherwise): benchmark_lib.sh's ``check_env_vars MODEL TP ...``.
+    env_checks: tuple[str, ...] = ("check_env_vars",)
     workspace: str = "/github/workspace"
     workspace_aliases: tuple[str, ...] = ("/workspace/", "/github/workspace/")
     wrappers: tuple[str, ...] = ()  # extra wrapper commands, added to the built-in ones
@@ -180,6 +209,10 @@ def profile_from_config(data: Mapping[str, Any] | None) -> Profile:
                 for v in value)
         elif name == "recipe_roots":
             changes[name] = {str(k): str(v) for k, v in value.items()}
+        elif name == "matrix_fields":
+            merged = dict(MATRIX_FIELDS)
+            merged.update({str(k): str(v) for k, v in value.items()})
+            changes[name] = merged
         elif name.startswith("env_"):
             merged = dict(getattr(Profile(), name))
             merged.update({str(k): str(v) for k, v in value.items()})
@@ -203,162 +236,9 @@ def profile_from_config(data: Mapping[str, Any] | None) -> Profile:
     return replace(Profile(), **changes)
 
 
-# ------------------------------------------------------------------ env
-
-
-_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
-
-
-def seq_name(isl: Any, osl: Any) -> str:
-    names = {(1024, 1024): "1k1k", (8192, 1024): "8k1k", (1024, 8192): "1k8k"}
-    try:
-        return names.get((int(isl), int(osl)), f"{isl}_{osl}")
-    except (TypeError, ValueError):
-        return f"{isl}_{osl}"
-
-
-def _lookup(key: str, entry: Entry, point: Point) -> Any:
-    for source in (point.fields, point.seq, entry.fields):
-        cur: Any = source
-        ok = True
-        for part in key.split("."):
-            if isinstance(cur, Mapping) and part in cur:
-                cur = cur[part]
-            else:
-                ok = False
-                break
-        if ok:
-            return cur
-    return None
-
-
-def _derived(name: str, entry: Entry, point: Point, node: str, label: str) -> Val | None:
-    prefix = entry.fields.get("model-prefix")
-    agentic = point.scenario == AGENTIC
-    if name == "scenario":
-        return lit(point.scenario)
-    if name == "scenario-subdir":
-        return lit("agentic/" if agentic else "fixed_seq_len/")
-    if name == "is-agentic":
-        return lit("1" if agentic else "0")
-    if name == "exp-name":
-        if prefix is None:
-            return None
-        if agentic:
-            return (f"{prefix}_", *unknown("agentic run name"))
-        return lit(f"{prefix}_{seq_name(point.seq.get('isl'), point.seq.get('osl'))}")
-    if name == "max-model-len":
-        # InferenceX's sweep generator: isl + osl + 256 (utils/matrix_logic/generate_sweep_configs.py)
-        isl, osl = point.seq.get("isl"), point.seq.get("osl")
-        if isinstance(isl, int) and isinstance(osl, int) and not isinstance(isl, bool) and not isinstance(osl, bool):
-            return lit(str(isl + osl + 256))
-        return unknown("$MAX_MODEL_LEN")
-    if name == "conc":
-        for key in ("conc-start", "conc", "conc-end"):
-            if point.fields.get(key) is not None:
-                return lit(str(point.fields[key]))
-        cl = point.fields.get("conc-list")
-        if isinstance(cl, list) and cl:
-            return lit(str(cl[0]))
-        return None
-    if name == "conc-list":
-        cl = point.fields.get("conc-list")
-        return lit(" ".join(str(c) for c in cl)) if isinstance(cl, list) else None
-    if name == "node":
-        return lit(node)
-    if name == "label":
-        return lit(label)
-    return None
-
-
-def _render(template: str, entry: Entry, point: Point, node: str, label: str) -> Val | None:
-    if template == "?":
-        return None
-    out: list[Any] = []
-    pos = 0
-    for m in _PLACEHOLDER.finditer(template):
-        out.append(template[pos : m.start()])
-        key, has_default, default = m.group(1).partition("|")
-        if key.startswith("@"):
-            v = _derived(key[1:], entry, point, node, label)
-            if v is None:
-                if not has_default:
-                    return ()  # unset
-                v = lit(default)
-            out.extend(v)
-        else:
-            raw = _lookup(key, entry, point)
-            if raw is None:
-                if not has_default:
-                    return ()
-                out.append(default)
-            else:
-                out.append(_yaml_str(raw))
-        pos = m.end()
-    out.append(template[pos:])
-    merged: list[Any] = []
-    for p in out:
-        if isinstance(p, str):
-            if not p:
-                continue
-            if merged and isinstance(merged[-1], str):
-                merged[-1] += p
-                continue
-        merged.append(p)
-    return tuple(merged)
-
-
-def _yaml_str(v: Any) -> str:
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    return str(v)
-
-
-@dataclass(frozen=True)
-class EnvSpec:
-    """The workflow's env for one (entry, point, runner node)."""
-
-    values: Mapping[str, Val]
-
-    def key(self) -> tuple[tuple[str, Val], ...]:
-        return tuple(sorted(self.values.items()))
-
-
-def build_env(profile: Profile, entry: Entry, point: Point, node: str, label: str,
-              passed: frozenset[str] | None = None) -> dict[str, Val]:
-    """Env vars for a launcher run. ``passed``: the names the workflow template mentions
-    (None when there is no template to read); other template vars are left unset."""
-    templates: dict[str, str] = dict(profile.env_common)
-    templates.update(profile.env_multi if entry.multinode else profile.env_single)
-    env: dict[str, Val] = {}
-    for name, template in templates.items():
-        if passed is not None and name not in passed:
-            continue
-        if template == "?":
-            env[name] = unknown(f"${name}")
-            continue
-        v = _render(template, entry, point, node, label)
-        if v is None:
-            env[name] = unknown(f"${name}")
-        elif v != () or template == "":
-            env[name] = v
-        # else: a missing field, the variable stays unset
-    if entry.multinode:
-        for side in ("prefill", "decode"):
-            block = point.fields.get(side)
-            settings = block.get("additional-settings") if isinstance(block, Mapping) else None
-            for item in settings if isinstance(settings, list) else []:
-                if isinstance(item, str) and "=" in item:
-                    key, _, text = item.partition("=")
-                    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key.strip()):
-                        env[key.strip()] = lit(text.strip())
-    for name, template in profile.env_runner.items():
-        v = _render(template, entry, point, node, label)
-        env[name] = v if v is not None else unknown(f"${name}")
-    return env
-
-
 def is_unknown_env(profile: Profile, name: str) -> bool:
     return any(fnmatch.fnmatchcase(name, p) for p in profile.unknown_env)
+
+
+__all__ = ["EnvSpec", "Profile", "Variant", "build_env", "is_unknown_env", "profile_from_config", "render",
+           "seq_name"]

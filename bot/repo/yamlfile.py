@@ -46,6 +46,7 @@ class YMap(dict[str, Any]):
     key_pos: dict[str, Mark]
     val_pos: dict[str, Mark]
     duplicates: list[tuple[str, Mark]]
+    blocks: set[str]  # keys whose value is a ``|`` or ``>`` block scalar (its text starts a line below)
 
 
 class YList(list[Any]):
@@ -211,6 +212,7 @@ class _Converter:
         out.key_pos = {}
         out.val_pos = {}
         out.duplicates = []
+        out.blocks = set()
         height = 0
         for k_node, v_node in node.value:
             if k_node.tag == "tag:yaml.org,2002:merge":
@@ -226,6 +228,8 @@ class _Converter:
                                 out[k] = v
                                 out.key_pos[k] = m.key_pos.get(k, out.pos)
                                 out.val_pos[k] = m.val_pos.get(k, out.pos)
+                                if k in m.blocks:
+                                    out.blocks.add(k)
                 continue
             key = self.convert(k_node, depth + 1)
             key = key if isinstance(key, str) else str(key)
@@ -234,6 +238,8 @@ class _Converter:
             out[key] = self.convert(v_node, depth + 1)
             out.key_pos[key] = _mark(k_node)
             out.val_pos[key] = _mark(v_node)
+            if isinstance(v_node, yaml.ScalarNode) and v_node.style in ("|", ">"):
+                out.blocks.add(key)
             if not isinstance(v_node, yaml.ScalarNode) or not isinstance(k_node, yaml.ScalarNode):
                 height = max(height, self._height(k_node), self._height(v_node))
         return out, height + 1
@@ -262,6 +268,12 @@ def pos_of(obj: Any, key: str | int | None = None, default: Mark = Mark(1, 1)) -
     if isinstance(obj, YList) and isinstance(key, int) and 0 <= key < len(obj.item_pos):
         return obj.item_pos[key]
     return getattr(obj, "pos", default)
+
+
+def text_line(obj: Any, key: str) -> int:
+    """The line a string value's text starts on: the value's own line, or the next one
+    for a ``|``/``>`` block scalar."""
+    return pos_of(obj, key).line + (1 if key in getattr(obj, "blocks", ()) else 0)
 
 
 def key_pos(obj: Any, key: str) -> Mark:

@@ -39,11 +39,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
 from bot.rules import dead_script, missing_script
+from bot.rules._disagree import disagreements
 from bot.rules._fixes import propose_fix
 from bot.rules._variants import Miss, entries_text, misses
 
@@ -73,7 +75,16 @@ _EXPANSION = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
 
 def check(facts: Facts, conf: Config) -> Iterator[Finding]:
     dead = dead_script.dead_scripts(facts)
+    # entries whose label's node families disagree are inconsistent-dispatch's (one cause)
+    taken = {d.key: set(d.entries) for d in disagreements(facts)}
     for miss in misses(facts):
+        theirs = taken.get((miss.launcher, miss.built_at.line), set())
+        if theirs:
+            miss = replace(miss, pairs={k: v for k, v in miss.pairs.items() if k not in theirs},
+                           runs=[(r, c) for r, c in miss.runs if r.entry.name not in theirs],
+                           missing=miss.missing - theirs)
+            if not miss.pairs:
+                continue
         names = sorted(miss.pairs)
         runs_script, should = miss.pairs[names[0]]
         variant = miss.names

@@ -38,6 +38,7 @@ from collections.abc import Iterator
 from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
+from bot.rules import _envpaths
 from bot.rules._variants import entries_text
 
 ID = "launcher-rejects-entry"
@@ -48,8 +49,11 @@ SUMMARY = "the launcher exits before running any script for an entry"
 
 def check(facts: Facts, conf: Config) -> Iterator[Finding]:
     groups: dict[tuple[str, tuple[tuple[str, int], ...]], list[str]] = {}
+    explained = _envpaths.explained_exits(facts)  # a variable the workflow never sets: env-not-passed
     for run in facts.runs:
         if not run.exits_early or not run.exits:
+            continue
+        if all((loc.path, loc.line) in explained for loc in run.exits):
             continue
         key = (run.real, tuple((loc.path, loc.line) for loc in run.exits))
         names = groups.setdefault(key, [])

@@ -46,6 +46,7 @@ from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
 from bot.rules import dead_script
+from bot.rules._disagree import covered
 from bot.rules._variants import closest
 from bot.shell.values import describe, known, leading, to_regex, trailing
 
@@ -84,6 +85,8 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
             item = (d.loc.path, d.loc.line, run.launcher)
             if item not in where:
                 where.append(item)
+    taken = covered(facts)  # entries whose node families disagree: inconsistent-dispatch's
+    seen = {k: v for k, v in seen.items() if (k[1], k[2]) not in taken}
     all_scripts = facts.all_benchmark_files()
     # a dead script of the same name elsewhere: the script moved (or the launcher looks in
     # the wrong folder); that dead script is a consequence of this cause

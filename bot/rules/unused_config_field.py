@@ -6,8 +6,11 @@ What it does:
     ``{field|default}`` env templates) to a value other than the default, looks at the
     benchmark script the entry really dispatches and reports the field when that script
     never mentions the env var the workflow passes it as (``EP_SIZE``,
-    ``DP_ATTENTION``, ...). Only the dispatched script counts: a shared library that
-    reads the variable to label results does not make the server use it. Multinode
+    ``DP_ATTENTION``, ...), or when the workflows never forward the field to the launcher's
+    env at all (the main workflow path's step has no variable computed from
+    ``matrix.config.<field>``: an input the template accepts and drops). Only the
+    dispatched script counts: a shared library that reads the variable to label results
+    does not make the server use it. Multinode
     entries are skipped (their scripts hand the env to job files that run elsewhere).
 
 Why is this bad?
@@ -47,7 +50,9 @@ from typing import Any
 
 from bot.config import Config
 from bot.findings import Finding, Related, Severity
+from bot.repo import ghexpr as gx
 from bot.repo.facts import Facts, point_key
+from bot.repo.workflows import LauncherCall
 from bot.repo.yamlfile import YMap
 from bot.shell.values import known
 
@@ -82,12 +87,13 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
     prof = facts.profile
     fields = fields_with_defaults({**prof.env_common, **prof.env_single})
     passed = facts.passed_vars(multinode=False)
-    if passed is not None:
+    if passed is not None and facts.envs.main_call(False) is None:
         fields = {k: v for k, v in fields.items() if v[0] in passed}
     # Fields that choose the script (spec-decoding picks _mtp) are ignored-variant's business.
     for key in (*prof.point_keys, *(k for v in prof.variants for k in v.when)):
         fields.pop(key, None)
     reads: dict[tuple[str, str], bool] = {}
+    fwd: dict[int, set[str]] = {}
     seen: set[tuple[str, int, int, str]] = set()
     for run in facts.runs:
         if run.entry.multinode or run.bound_hit:
@@ -99,10 +105,16 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
         for point in run.entry.points:
             if point_key(prof, point) != rep:
                 continue
+            # the path this point runs through (an agentic point goes through the agentic job)
+            main = facts.envs.call_for(run.entry, point, run.node, run.label)
+            if main is not None and id(main) not in fwd:
+                fwd[id(main)] = _forwarded(main)
+            forwarded = fwd[id(main)] if main is not None else None
             for name, (var, default) in fields.items():
                 if name not in point.fields or _is_default(point.fields[name], default):
                     continue
-                if any(_reads(facts, s, var, reads) for s in scripts):
+                dropped = forwarded is not None and name not in forwarded
+                if not dropped and any(_reads(facts, s, var, reads) for s in scripts):
                     continue
                 f = point.fields
                 mark = f.key_pos.get(name, f.pos) if isinstance(f, YMap) else point.pos
@@ -112,13 +124,31 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
                 seen.add(k)
                 value = _text(point.fields[name])
                 shown = ", ".join(scripts)
-                msg = (f"{name}: {value} reaches the benchmark as {var}, but {shown} (what "
-                       f"{posixpath.basename(run.launcher)} runs for {run.entry.name}) never reads {var}: "
-                       f"the result is labelled {name} {value}, but the script decides on its own")
-                related = tuple(Related(s, 1, f"dispatched script; no ${var} in it") for s in scripts)
+                if dropped and main is not None:
+                    msg = (f"{name}: {value} never reaches the launcher: {main.name} sets no env var from "
+                           f"the entry's {name} (the profile expects {var}), so {shown} runs without it: "
+                           f"the result is labelled {name} {value}, but the job never saw it")
+                    related: tuple[Related, ...] = (Related(main.path, main.line, "the launcher step; its env has no "
+                                       f"${{{{ {'.'.join((*main.matrix, name))} }}}}"),)
+                else:
+                    msg = (f"{name}: {value} reaches the benchmark as {var}, but {shown} (what "
+                           f"{posixpath.basename(run.launcher)} runs for {run.entry.name}) never reads {var}: "
+                           f"the result is labelled {name} {value}, but the script decides on its own")
+                    related = tuple(Related(s, 1, f"dispatched script; no ${var} in it") for s in scripts)
                 other = ",".join(f"{k2}={_text(v)}" for k2, v in sorted(point.fields.items()) if k2 != name)
                 yield Finding(ID, CODE, SEVERITY, run.entry.path, mark.line, mark.col, msg, related,
                               (run.entry.name,), key=f"{run.entry.name}|{point.scenario}|{name}={value}|{other}")
+
+
+def _forwarded(call: LauncherCall) -> set[str]:
+    """Entry fields some env var of the launcher step is computed from (``matrix.config.ep``)."""
+    m = call.matrix
+    out: set[str] = set()
+    for var in call.env.values():
+        for ref in gx.refs(var.value):
+            if m and ref[: len(m)] == m and len(ref) > len(m):
+                out.add(".".join(ref[len(m):]))
+    return out
 
 
 def _reads(facts: Facts, script: str, var: str, memo: dict[tuple[str, str], bool]) -> bool:

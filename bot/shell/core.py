@@ -64,6 +64,10 @@ class Core:
         self._initial: VarMap[Var] = VarMap()  # and the map that held them
         self._sunk: list[Served] = []  # every Served event, in order (kept when the evaluation ends early)
         self._stop_at: int | None = None  # the step count at which it does (``Options.after_sink_steps``)
+        # ``bot.shell.reads``: the word being expanded, operands of -n/-z, presence-relevant names
+        self._wpos: ir.Pos | None = None
+        self._test_depth = 0
+        self.presence: set[str] = set()
         self._external_memo: dict[tuple[int, tuple[Val, ...]], tuple[str | None, tuple[str, int, str] | None]] = {}
 
     # ------------------------------------------------------------ dependencies
@@ -95,6 +99,7 @@ class Core:
         st.setvar("0", Var(lit(argv0 or script.path), False, None))
         self.bound_hit = False
         self.relevant = set()
+        self.presence = set()
         self._frames = []
         self.budget = Budget(self.opt.limits)
         self._assigned = {}
@@ -107,16 +112,18 @@ class Core:
         except SinkDone:
             return Result([PathResult(tuple(dict.fromkeys(self._sunk)), False)], self.bound_hit,
                           frozenset(self.relevant), [*self.notes, "stopped after the server command"],
-                          tuple(self.budget.hits))
+                          tuple(self.budget.hits), frozenset(self.presence))
         except BudgetExceeded as e:
             return Result([], self.bound_hit, frozenset(self.relevant), list(self.notes),
-                          (*self.budget.hits, e.hit))
+                          (*self.budget.hits, e.hit), frozenset(self.presence))
         except RecursionError:
             path, line, detail = self._where()
             hit = BudgetHit("nesting depth", path, line, detail, True)
-            return Result([], self.bound_hit, frozenset(self.relevant), list(self.notes), (*self.budget.hits, hit))
+            return Result([], self.bound_hit, frozenset(self.relevant), list(self.notes), (*self.budget.hits, hit),
+                          frozenset(self.presence))
         paths = [PathResult(s.events, s.flow == "exit") for s in self.bound(states)]
-        return Result(paths, self.bound_hit, frozenset(self.relevant), list(self.notes), tuple(self.budget.hits))
+        return Result(paths, self.bound_hit, frozenset(self.relevant), list(self.notes), tuple(self.budget.hits),
+                      frozenset(self.presence))
 
     def _unknown_name(self, name: str) -> bool:
         """``Options.unknown_names``, asked once per name (it matches globs)."""

@@ -27,22 +27,23 @@ from bot.shell.options import (  # noqa: F401 - the public names, importable fro
     PathResult,
     Result,
 )
+from bot.shell.reads import Handoffs
 from bot.shell.serving import Serving
-from bot.shell.sinks import Sinks
-from bot.shell.state import Dispatch, Event, Exited, Handed, Loc, Ran, Served, Sourced, State, Var, Wrote  # noqa: F401
+from bot.shell.state import Dispatch, Event, Exited, Handed, Loc, Ran, Read, Served, Sourced, State, Var, Wrote  # noqa: F401
 from bot.shell.values import Unk, Val  # noqa: F401
 
 
-class Evaluator(Control, Execute, Sinks, Serving, Assigns, Expand):
+class Evaluator(Control, Execute, Handoffs, Serving, Assigns, Expand):
     """The partial evaluator: ``Evaluator(fs, options).run(script, env) -> Result``.
 
     Its parts: :mod:`bot.shell.core` (state, budget, statements), :mod:`bot.shell.assign`, :mod:`bot.shell.control`,
     :mod:`bot.shell.execute` (commands), :mod:`bot.shell.sinks` (what commands run),
-    :mod:`bot.shell.serving` (servers and clients, with ``Options.sinks``) and
+    :mod:`bot.shell.serving` (servers and clients, with ``Options.sinks``), :mod:`bot.shell.reads`
+    (``set -u``, reads of unset variables, env checks, ``Options.handoffs``) and
     :mod:`bot.shell.expand` (words and tests).
     """
 
 
 __all__ = ["DEFAULT_WRAPPERS", "PREFIX_COMMANDS", "SHELLS",
            "Dispatch", "Event", "Evaluator", "Exited", "FileSystem", "Handed", "Loc", "Options", "PathResult", "Ran",
-           "Result", "Served", "Sourced", "State", "Unk", "Val", "Var", "Wrote"]
+           "Read", "Result", "Served", "Sourced", "State", "Unk", "Val", "Var", "Wrote"]

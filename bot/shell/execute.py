@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.shell import ir
+from bot.shell import reads as _reads
 from bot.shell.builtins import (
     _echo,
     _int_or_none,
@@ -53,7 +54,9 @@ class Execute(Core):
         if st.out is None and _inert(cmd) and cmd.words[0].literal() not in self.opt.observe \
                 and not (serving and cmd.words[0].literal() in ("python", "python3")):
             # An external utility that cannot run a script, change a variable or exit the
-            # shell: its only effect here is an unknown exit status.
+            # shell: its only effect here is an unknown exit status (and its reads).
+            if st.nounset or self.opt.record_reads:
+                _reads.inert_words(self, cmd, st)
             st.status = None
             return [st]
         self._push()
@@ -65,6 +68,8 @@ class Execute(Core):
                 argv.extend(fields)
                 lines.extend(at)
                 widx.extend([i] * len(fields))
+        elif self.opt.record_reads and cmd.words[0].literal() in ("[", "test"):
+            argv = _reads.test_words(self, cmd.words, st)
         else:
             argv = [self.expand(w, st) for w in cmd.words]
         # Kept for the commands whose words decide something (a dispatched script, a
@@ -166,6 +171,8 @@ class Execute(Core):
             self._significant()
             return self.eval_(cmd, args, st)
         if name in ("set", "trap", "shopt", "ulimit", "umask", "wait", "sleep", "hash", "alias"):
+            if name == "set":
+                _reads.set_flags(args, st)
             if name == "set" and args and known(args[0]) == "--":
                 self._significant()
                 st.argv = tuple(args[1:])
@@ -191,6 +198,10 @@ class Execute(Core):
                 elif _NAME_RE.match(k):
                     assigns.append(ir.Assign(k, None, cmd.pos))
             return self.decl(ir.Decl(name, tuple(assigns), (), cmd.pos), st)
+        if name in self.opt.env_checks:
+            ended = _reads.env_check(self, cmd, args, st)
+            if ended is not None:
+                return ended
         if name in st.funcs:
             self._significant()  # arguments become $1.. inside the function
             if self.opt.sinks is not None and self.sink(cmd, argv, self._lines, st, function=True) is not None:

@@ -6,6 +6,7 @@ import posixpath
 
 from bot.shell import arith as _arith
 from bot.shell import ir
+from bot.shell import reads as _reads
 from bot.shell.builtins import (
     _binary,
     _int_or_none,
@@ -96,6 +97,8 @@ class Expand(Core):
     # -------------------------------------------------------------- words
     def expand(self, word: ir.Word, st: State) -> Val:
         self._tick()
+        if st.nounset or self.opt.record_reads:
+            return _reads.expand_at(self, word, st)
         out: list[Val] = []
         for p in word.parts:
             out.append(self.part(p, st))
@@ -154,6 +157,10 @@ class Expand(Core):
         if p.name in ("BASH_SOURCE", "FUNCNAME") and op in ("", "["):
             return lit(st.file) if p.name == "BASH_SOURCE" else unknown("$FUNCNAME")
         value = self.lookup(p.name, st)
+        if st.nounset or self.opt.record_reads:
+            ended = _reads.param_read(self, p, value, st)
+            if ended is not None:
+                return ended
         if op == "":
             return value if value is not None else EMPTY
         if op == "len":
@@ -302,8 +309,12 @@ class Expand(Core):
                 return b
             return True if b is True else None
         if isinstance(expr, ir.TWord):
+            if self.opt.record_reads:
+                return _nonempty(_reads.operand(self, expr.word, st))
             return _nonempty(self.expand(expr.word, st))
         if isinstance(expr, ir.TUnary):
+            if self.opt.record_reads and expr.op in ("-n", "-z"):
+                return self.unary(expr.op, _reads.operand(self, expr.arg, st), st)
             return self.unary(expr.op, self.expand(expr.arg, st), st)
         left = self.expand(expr.left, st)
         if expr.op in ("==", "=", "!="):

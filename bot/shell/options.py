@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from bot.shell import ir
 from bot.shell.budget import BudgetHit, Limits
-from bot.shell.state import Dispatch, Event, Exited, Handed, Ran, Served, Sourced, Wrote
+from bot.shell.state import Dispatch, Event, Exited, Handed, Ran, Read, Served, Sourced, Wrote
 from bot.shell.values import Val
 
 SHELLS = frozenset({"bash", "sh", "dash", "zsh"})
@@ -51,6 +51,10 @@ class Result:
     # Budgets that ran out (``bot.shell.budget``): a fatal one (steps, deadline) ended the
     # evaluation, and ``paths`` is then empty: what the script runs is unknown.
     budget_hits: tuple[BudgetHit, ...] = ()
+    # Environment variables whose being unset, empty or non-empty (not their value) decided a
+    # path (a read under ``set -u``, an env check; with ``Options.record_reads`` every read
+    # with no default): a result stays right for an env that agrees on these three states.
+    presence: frozenset[str] = frozenset()
 
     @property
     def stopped(self) -> BudgetHit | None:
@@ -66,6 +70,9 @@ class Result:
 
     def ran(self) -> list[Ran]:
         return list(dict.fromkeys(e for p in self.paths for e in p.events if isinstance(e, Ran)))
+
+    def reads(self) -> list[Read]:
+        return list(dict.fromkeys(e for p in self.paths for e in p.events if isinstance(e, Read)))
 
     def served(self) -> list[Served]:
         return list(dict.fromkeys(e for p in self.paths for e in p.events if isinstance(e, Served)))
@@ -132,3 +139,10 @@ class Options:
     # script does long after starting its server (eval harnesses, artifact uploads) cannot
     # change the server; the evaluation ends there, keeping what the sinks recorded.
     after_sink_steps: int = 0
+    # Record ``Read`` events: variables read with no default that are not set on the path.
+    record_reads: bool = False
+    # Commands or functions whose arguments name variables that must be set and non-empty
+    # (``check_env_vars MODEL TP``): one that is not ends the path with an error exit.
+    env_checks: frozenset[str] = frozenset()
+    # Record ``Handed`` events without ``sinks`` (lint: what crosses a container boundary).
+    handoffs: bool = False

@@ -186,8 +186,9 @@ class Serving(Core):
 
     # ------------------------------------------------------------- hand-off
     def handed(self, cmd: ir.Command, argv: list[Val], idx: int, target: Val, loc: Loc, st: State) -> None:
-        """Record the environment the script at ``argv[idx]`` starts with."""
-        if self.opt.sinks is None:
+        """Record the environment the script at ``argv[idx]`` starts with (``Options.sinks``
+        or ``Options.handoffs``)."""
+        if self.opt.sinks is None and not self.opt.handoffs:
             return
         changed, dropped, _ = self._changes(st)
         exported = _Exported(st, changed)

@@ -114,7 +114,18 @@ class Handed:
     dropped: tuple[str, ...] = ()
 
 
-Event = Dispatch | Sourced | Exited | Ran | Wrote | Served | Handed
+@dataclass(frozen=True)
+class Read:
+    """A read of a variable that is not set on the path (``Options.record_reads``): ``kind`` is
+    "plain" (``$X``), "test" (``[[ -n $X ]]``), "nounset" (either, under ``set -u``: the path
+    ends there), "guard" (``${X:?}``) or "check" (an ``Options.env_checks`` command's argument)."""
+
+    name: str
+    loc: Loc
+    kind: str
+
+
+Event = Dispatch | Sourced | Exited | Ran | Wrote | Served | Handed | Read
 
 
 @dataclass(frozen=True)
@@ -161,7 +172,7 @@ class State:
     shares it until one of the two paths assigns, and then only the bucket it writes."""
 
     __slots__ = ("vars", "funcs", "argv", "flow", "status", "events", "out", "cwd", "file", "locals", "depth",
-                 "rounds")
+                 "rounds", "nounset")
 
     def __init__(self) -> None:
         self.vars: VarMap[Var] = VarMap()
@@ -176,6 +187,7 @@ class State:
         self.locals: list[dict[str, Var | None]] = []
         self.depth = 0
         self.rounds = 0  # merges of the paths this one (and its forks) outlived
+        self.nounset = False  # ``set -u`` is on
 
     def setvar(self, name: str, var: Var) -> None:
         self.vars.set(name, var)
@@ -197,16 +209,17 @@ class State:
         s.locals = [dict(f) for f in self.locals]
         s.depth = self.depth
         s.rounds = self.rounds
+        s.nounset = self.nounset
         return s
 
     def quick_key(self) -> tuple[object, ...]:
         return (self.vars.ident(), id(self.funcs), self.argv, self.flow, self.status, id(self.events), self.out,
-                self.cwd, self.file, self.depth, len(self.locals))
+                self.cwd, self.file, self.depth, len(self.locals), self.nounset)
 
     def key(self) -> tuple[object, ...]:
         """Equal for equal paths (variables by their running hash: ``same`` confirms)."""
         return (self.vars.hash, len(self.vars), tuple(self.funcs), self.argv, self.flow, self.status, self.events,
-                self.out, self.cwd, self.file)
+                self.out, self.cwd, self.file, self.nounset)
 
     def same(self, other: State) -> bool:
         """Two paths with equal keys: the same variables too (a hash can collide)."""
@@ -249,6 +262,8 @@ def join(a: State, b: State, reuse: bool = False, interned: dict[tuple[object, .
             events = events + (e,)
     s.events = events
     s.status = a.status if a.status == b.status else None
+    # ``set -u`` on a merged path only when on both: a read then ends no path that may run on
+    s.nounset = a.nounset and b.nounset
     return s
 
 

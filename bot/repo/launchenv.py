@@ -1,0 +1,141 @@
+"""Where a launcher's env comes from: the workflows when they say, else the profile's table.
+
+When the repo's workflows run the launcher for the config entries (a step reached from a
+job whose matrix is a generator's output), the env of the main such path
+(:func:`bot.repo.wfenv.sweep`) is what every rule judges: which variables exist and how they
+are computed come from the workflow files. Without one (a template no file of the repo
+calls, or no workflow at all) the profile's env table is used, limited to the names the
+benchmark template mentions, as before the workflows were read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from bot.repo import wfenv
+from bot.repo.configs import Entry, Point
+from bot.repo.envrender import additional_settings
+from bot.repo.profile import Profile, build_env
+from bot.repo.references import linear
+from bot.repo.tree import Tree
+from bot.repo.workflows import LauncherCall, Workflows
+from bot.shell.values import Val, known, lit
+
+_TERNARY = linear(r"(?m)^\s+([A-Z_][A-Z0-9_]*):\s*\$\{\{\s*inputs\.([\w-]+)\s*==\s*'([^']*)'\s*&&\s*"
+                  r"'([^']*)'\s*\|\|\s*'([^']*)'\s*\}\}\s*$")
+
+
+@dataclass
+class EnvSource:
+    tree: Tree
+    profile: Profile
+    workflows: Workflows
+    _sweeps: dict[bool, wfenv.Sweep] = field(default_factory=dict)
+    _passed: dict[bool, frozenset[str] | None] = field(default_factory=dict)
+    _ternaries: dict[bool, list[tuple[str, ...]]] = field(default_factory=dict)
+    _applies: dict[tuple[str, str, str, int], bool] = field(default_factory=dict)
+
+    def sweep(self, multinode: bool) -> wfenv.Sweep:
+        if multinode not in self._sweeps:
+            self._sweeps[multinode] = wfenv.sweep(self.workflows, self.profile, multinode)
+        return self._sweeps[multinode]
+
+    def main_call(self, multinode: bool) -> LauncherCall | None:
+        main = self.sweep(multinode).main
+        return main.call if main is not None else None
+
+    def paths(self, multinode: bool) -> list[wfenv.Group]:
+        """Every path that runs the entries, the main one first."""
+        sw = self.sweep(multinode)
+        return ([sw.main] if sw.main is not None else []) + list(sw.others)
+
+    def applies(self, call: LauncherCall, entry: Entry, point: Point, node: str, label: str) -> bool:
+        """Whether a path runs this point at all: a job that fixes the scenario (a literal
+        ``scenario-type: agentic-coding``, so ``SCENARIO_SUBDIR`` is ``agentic/``) runs the
+        generator's points of that scenario only. Judged on the variables the profile derives
+        from the scenario: where the path's value and the profile's for the point are both
+        known and differ, the generator routes the point elsewhere."""
+        key = (call.name, entry.name, point.scenario, point.pos.line)
+        if key not in self._applies:
+            env = self.env_of(call, entry, point, node, label)
+            table = build_env(self.profile, entry, point, node, label, None)
+            self._applies[key] = not any(
+                known(env[n]) is not None and known(table[n]) is not None and known(env[n]) != known(table[n])
+                for n in self.scenario_vars() if n in env and n in table)
+        return self._applies[key]
+
+    def scenario_vars(self) -> tuple[str, ...]:
+        """The variables the profile's env table derives from the scenario alone."""
+        tables = {**self.profile.env_common, **self.profile.env_single, **self.profile.env_multi}
+        derived = re.compile(r"\{@(scenario|scenario-subdir|is-agentic)\}")
+        return tuple(sorted(n for n, t in tables.items() if derived.fullmatch(t)))
+
+    def call_for(self, entry: Entry, point: Point, node: str, label: str) -> LauncherCall | None:
+        """The path whose env this point runs with: the first path (main first) that runs it,
+        else the main path."""
+        paths = self.paths(entry.multinode)
+        for g in paths:
+            if self.applies(g.call, entry, point, node, label):
+                return g.call
+        return paths[0].call if paths else None
+
+    def env_for(self, entry: Entry, point: Point, node: str, label: str) -> dict[str, Val]:
+        call = self.call_for(entry, point, node, label)
+        if call is not None:
+            return self.env_of(call, entry, point, node, label)
+        return self.profile_env(entry, point, node, label)
+
+    def env_of(self, call: LauncherCall, entry: Entry | None, point: Point | None, node: str,
+               label: str) -> dict[str, Val]:
+        env = wfenv.render_env(call, self.profile, entry, point, node, label, self.workflows)
+        if entry is not None and point is not None:
+            for name, value in additional_settings(entry, point).items():
+                env.setdefault(name, value)
+        return env
+
+    def profile_env(self, entry: Entry, point: Point, node: str, label: str) -> dict[str, Val]:
+        """The profile's table (names limited to those the template mentions), and the
+        ternaries the template computes itself."""
+        passed = self.passed_vars(entry.multinode)
+        env = build_env(self.profile, entry, point, node, label, passed)
+        for name, key, value, then, other in self.ternaries(entry.multinode):
+            have = point.scenario if key == "scenario-type" else _field(entry, point, key)
+            if have is not None:
+                env[name] = lit(then if have == value else other)
+        return env
+
+    def passed_vars(self, multinode: bool) -> frozenset[str] | None:
+        """Env var names the benchmark workflow passes (None: no template to read). From the
+        main workflow path when there is one, else every upper-case word of the template."""
+        if multinode not in self._passed:
+            call = self.main_call(multinode)
+            if call is not None:
+                self._passed[multinode] = frozenset(call.env) | frozenset(wfenv.RUNNER_SET)
+            else:
+                templates = self.profile.workflow_multi if multinode else self.profile.workflow_single
+                self._passed[multinode] = _names(self.tree, templates)
+        return self._passed[multinode]
+
+    def ternaries(self, multinode: bool) -> list[tuple[str, ...]]:
+        if multinode not in self._ternaries:
+            templates = self.profile.workflow_multi if multinode else self.profile.workflow_single
+            text = "\n".join(t for t in (self.tree.text(p) for p in templates) if t)
+            self._ternaries[multinode] = [m.groups() for m in _TERNARY.finditer(text)]
+        return self._ternaries[multinode]
+
+
+def _names(tree: Tree, templates: Iterable[str]) -> frozenset[str] | None:
+    text = "\n".join(t for t in (tree.text(p) for p in templates) if t)
+    if not text:
+        return None
+    return frozenset(re.findall(r"\b[A-Z][A-Z0-9_]*\b", text))
+
+
+def _field(entry: Entry, point: Point, key: str) -> str | None:
+    for source in (point.fields, point.seq, entry.fields):
+        if key in source and source[key] is not None:
+            v = source[key]
+            return "true" if v is True else "false" if v is False else str(v)
+    return None

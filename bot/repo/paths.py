@@ -1,0 +1,116 @@
+"""The other workflow paths: each launcher run again under the env another path gives it.
+
+The main path's runs (``Facts.runs``) are what most rules judge. Every other workflow path
+that runs a launcher for the config entries (another caller of the benchmark template, a
+profiling workflow with its own env, ...) is evaluated here wherever its env differs from
+the main path's in a variable the launcher's result depends on (``Result.relevant``):
+elsewhere the outcome is the main run's, by the evaluation cache's own rule. A few entries
+per (path, launcher, difference) are evaluated (``SAMPLES``): the question is whether the
+difference changes what runs, and every entry with the same difference is named.
+Standalone paths (a workflow that runs a launcher with an env of its own, no entry) are
+evaluated once per launcher of the runner label they run on, when that label can be told.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bot.repo import wfenv
+from bot.repo.configs import Entry, Point
+from bot.shell.evaluate import Result
+from bot.shell.values import Val
+
+if TYPE_CHECKING:
+    from bot.repo.facts import Facts, Run
+
+SAMPLES = 2  # entries evaluated per (path, launcher, set of differing relevant variables)
+
+
+@dataclass(frozen=True)
+class PathRun:
+    """A launcher evaluated under another workflow path's env."""
+
+    group: wfenv.Group
+    launcher: str
+    node: str
+    label: str
+    env: Mapping[str, Val]
+    result: Result
+    entry: Entry | None = None  # None: a standalone path
+    point: Point | None = None
+    main: Run | None = None  # the main path's run of the same (entry, point, launcher)
+    differs: tuple[str, ...] = ()  # relevant variables whose values differ from the main env
+    # entries (names) with the same difference on this launcher, evaluated or not
+    alike: tuple[str, ...] = ()
+
+
+def resolve(facts: Facts) -> list[PathRun]:
+    out: list[PathRun] = []
+    for multinode in (False, True):
+        sweep = facts.envs.sweep(multinode)
+        if sweep.main is None:
+            continue
+        for group in facts.envs.paths(multinode):
+            out.extend(_group_runs(facts, group, multinode))
+    for group in wfenv.standalone(facts.workflows):
+        label = wfenv.runner_label(group.call, facts.workflows)
+        nodes = facts.runners.labels.get(label or "", [])
+        for launcher, node in _launchers(facts, nodes, group.call.launcher).items():
+            env = facts.envs.env_of(group.call, None, None, node, label or "")
+            out.append(PathRun(group, launcher, node, label or "", env, facts.evaluate(launcher, env)))
+    return out
+
+
+def _launchers(facts: Facts, nodes: list[str], literal: str | None) -> dict[str, str]:
+    """launcher -> the first node that runs it (the call's own launcher when it names one)."""
+    by: dict[str, str] = {}
+    for node in nodes:
+        by.setdefault(literal or facts.launcher_of_node(node), node)
+    broken = set(facts.broken_launchers)
+    return {k: v for k, v in by.items() if facts.tree.is_file(k) and k not in broken
+            and (facts.tree.resolve(k) or k) not in broken}
+
+
+def _group_runs(facts: Facts, group: wfenv.Group, multinode: bool) -> list[PathRun]:
+    out: list[PathRun] = []
+    # (launcher, differing relevant names) -> [evaluated runs], entries alike
+    seen: dict[tuple[str, tuple[str, ...]], list[PathRun]] = {}
+    alike: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for run in facts.runs:
+        if run.entry.multinode != multinode:
+            continue
+        if not facts.envs.applies(group.call, run.entry, run.point, run.node, run.label):
+            continue  # the generator never routes this point to this path
+        if facts.envs.call_for(run.entry, run.point, run.node, run.label) is group.call:
+            continue  # the path this point's main run already used
+        launcher = group.call.launcher or run.launcher
+        main_env = facts.env_for(run.entry, run.point, run.node, run.label)
+        env = facts.envs.env_of(group.call, run.entry, run.point, run.node, run.label)
+        main_result = facts.evaluate(run.launcher, main_env)
+        relevant = main_result.relevant | _read_names(main_result)
+        differs = tuple(sorted(n for n in relevant if env.get(n) != main_env.get(n)))
+        if not differs and launcher == run.launcher:
+            continue  # the same outcome as the main run
+        key = (launcher, differs)
+        names = alike.setdefault(key, [])
+        if run.entry.name not in names:
+            names.append(run.entry.name)
+        runs = seen.setdefault(key, [])
+        if len(runs) >= SAMPLES:
+            continue
+        result = facts.evaluate(launcher, env)
+        pr = PathRun(group, launcher, run.node, run.label, env, result, run.entry, run.point, run, differs)
+        runs.append(pr)
+    for key, runs in seen.items():
+        out.extend(PathRun(r.group, r.launcher, r.node, r.label, r.env, r.result, r.entry, r.point, r.main,
+                           r.differs, tuple(alike[key])) for r in runs)
+    return out
+
+
+def _read_names(result: Result) -> frozenset[str]:
+    reads = getattr(result, "reads", None)
+    if reads is None:
+        return frozenset()
+    return frozenset(r.name for r in reads())
