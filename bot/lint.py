@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from bot import rules
 from bot.config import Config
 from bot.findings import Finding
+from bot.gctune import fewer_collections
 from bot.repo.facts import Facts, gather
 from bot.repo.jobs import coverage
 from bot.repo.tree import Tree
@@ -27,8 +28,9 @@ def lint(tree: Tree, conf: Config, honoured: Callable[[Suppression], bool] | Non
     """``honoured``: which inline suppressions count (all by default; ``rules.run``)."""
     t0 = time.perf_counter()
     tree.limit(conf.max_file_bytes)
-    facts = gather(tree, conf.profile)
-    findings = rules.run(facts, conf, honoured)
+    with fewer_collections():
+        facts = gather(tree, conf.profile)
+        findings = rules.run(facts, conf, honoured)
     elapsed = time.perf_counter() - t0
     files = len(facts.configs) + len(facts.shell_files()) + (1 if facts.runners.path else 0)
     stats = Stats(files, len(facts.entries), len(facts.launcher_files), len(facts.scripts), elapsed,

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from bot import gctune
 from bot.repo import jobs as _jobs
 from bot.repo import paths as _paths
 from bot.repo import workflows as _workflows
@@ -287,6 +288,7 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
     facts.workflows = _workflows.gather(texts, profile.launcher)
     commented = config_paths + facts.shell_files() + ([facts.runners.path] if facts.runners.path else [])
     facts.suppressions = parse_suppressions((p, tree.text(p) or "") for p in dict.fromkeys(commented))
+    gctune.settle()  # the loaded YAML stays to the end
     t1 = time.perf_counter()
     for path in facts.shell_files():
         real = tree.resolve(path)
@@ -309,6 +311,7 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
     t2 = time.perf_counter()
     _resolve_runs(facts)
     facts.path_runs = _paths.resolve(facts)
+    gctune.settle()  # and the evaluations
     t3 = time.perf_counter()
     if references:
         scan_references(facts, _RepoFS(facts))

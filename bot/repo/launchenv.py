@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from bot.repo import wfenv
 from bot.repo.configs import Entry, Point
 from bot.repo.envrender import additional_settings
-from bot.repo.profile import Profile, build_env
+from bot.repo.profile import Profile, build_env, render
 from bot.repo.references import linear
 from bot.repo.tree import Tree
 from bot.repo.workflows import LauncherCall, Workflows
@@ -36,6 +37,11 @@ class EnvSource:
     _passed: dict[bool, frozenset[str] | None] = field(default_factory=dict)
     _ternaries: dict[bool, list[tuple[str, ...]]] = field(default_factory=dict)
     _applies: dict[tuple[str, str, str, int], bool] = field(default_factory=dict)
+    # (call, entry, point, node, label) -> the rendered env (calls and points by identity:
+    # both live as long as the facts)
+    _envs: dict[tuple[int, str | None, int, str, str], dict[str, Val]] = field(default_factory=dict)
+    _fields: dict[tuple[object, ...], object] = field(default_factory=dict)  # wfenv.render_env's memo
+    _calls: dict[tuple[int, int, str, str], LauncherCall | None] = field(default_factory=dict)  # call_for
 
     def sweep(self, multinode: bool) -> wfenv.Sweep:
         if multinode not in self._sweeps:
@@ -59,27 +65,35 @@ class EnvSource:
         known and differ, the generator routes the point elsewhere."""
         key = (call.name, entry.name, point.scenario, point.pos.line)
         if key not in self._applies:
-            env = self.env_of(call, entry, point, node, label)
-            table = build_env(self.profile, entry, point, node, label, None)
+            names = self.scenario_vars()
+            env = self.env_of(call, entry, point, node, label, names)
+            templates = {**self.profile.env_common,
+                         **(self.profile.env_multi if entry.multinode else self.profile.env_single)}
+            table = {n: render(templates[n], entry, point, node, label) for n in names if n in templates}
             self._applies[key] = not any(
-                known(env[n]) is not None and known(table[n]) is not None and known(env[n]) != known(table[n])
-                for n in self.scenario_vars() if n in env and n in table)
+                known(env[n]) is not None and v and known(v) is not None and known(env[n]) != known(v)
+                for n, v in table.items() if n in env)
         return self._applies[key]
 
-    def scenario_vars(self) -> tuple[str, ...]:
-        """The variables the profile's env table derives from the scenario alone."""
+    @cached_property
+    def _scenario_vars(self) -> tuple[str, ...]:
         tables = {**self.profile.env_common, **self.profile.env_single, **self.profile.env_multi}
         derived = re.compile(r"\{@(scenario|scenario-subdir|is-agentic)\}")
         return tuple(sorted(n for n, t in tables.items() if derived.fullmatch(t)))
 
+    def scenario_vars(self) -> tuple[str, ...]:
+        """The variables the profile's env table derives from the scenario alone."""
+        return self._scenario_vars
+
     def call_for(self, entry: Entry, point: Point, node: str, label: str) -> LauncherCall | None:
         """The path whose env this point runs with: the first path (main first) that runs it,
         else the main path."""
-        paths = self.paths(entry.multinode)
-        for g in paths:
-            if self.applies(g.call, entry, point, node, label):
-                return g.call
-        return paths[0].call if paths else None
+        key = (id(entry), id(point), node, label)
+        if key not in self._calls:
+            paths = self.paths(entry.multinode)
+            self._calls[key] = next((g.call for g in paths if self.applies(g.call, entry, point, node, label)),
+                                    paths[0].call if paths else None)
+        return self._calls[key]
 
     def env_for(self, entry: Entry, point: Point, node: str, label: str) -> dict[str, Val]:
         call = self.call_for(entry, point, node, label)
@@ -88,11 +102,26 @@ class EnvSource:
         return self.profile_env(entry, point, node, label)
 
     def env_of(self, call: LauncherCall, entry: Entry | None, point: Point | None, node: str,
-               label: str) -> dict[str, Val]:
-        env = wfenv.render_env(call, self.profile, entry, point, node, label, self.workflows)
+               label: str, names: Iterable[str] | None = None) -> dict[str, Val]:
+        """The env ``call`` hands the launcher (a fresh dict: callers may add to it); only
+        the variables ``names`` of it when given (cheaper where few are compared)."""
+        key = (id(call), entry.name if entry is not None else None, id(point), node, label)
+        env = self._envs.get(key)
+        if env is None and names is not None:
+            return self._render(call, entry, point, node, label, frozenset(names))
+        if env is None:
+            env = self._envs[key] = self._render(call, entry, point, node, label, None)
+        if names is not None:
+            return {n: env[n] for n in names if n in env}
+        return dict(env)
+
+    def _render(self, call: LauncherCall, entry: Entry | None, point: Point | None, node: str,
+                label: str, names: frozenset[str] | None) -> dict[str, Val]:
+        env = wfenv.render_env(call, self.profile, entry, point, node, label, self.workflows, names, self._fields)
         if entry is not None and point is not None:
             for name, value in additional_settings(entry, point).items():
-                env.setdefault(name, value)
+                if names is None or name in names:
+                    env.setdefault(name, value)
         return env
 
     def profile_env(self, entry: Entry, point: Point, node: str, label: str) -> dict[str, Val]:

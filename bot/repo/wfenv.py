@@ -112,23 +112,30 @@ def standalone(wf: Workflows) -> list[Group]:
 
 
 def render_env(call: LauncherCall, profile: Profile, entry: Entry | None, point: Point | None,
-               node: str, label: str, wf: Workflows | None = None) -> dict[str, Val]:
+               node: str, label: str, wf: Workflows | None = None,
+               names: Iterable[str] | None = None,
+               fields: dict[tuple[object, ...], object] | None = None) -> dict[str, Val]:
     """The env the launcher starts with on ``node`` for ``entry`` at ``point`` (None for a
-    standalone call)."""
-    lookup = _Lookup(call, profile, entry, point, node, label, wf)
+    standalone call); only ``names`` of it when given. ``fields``: a memo of generated
+    entry fields, shared by the renders of one lint (they do not depend on the call)."""
+    lookup = _Lookup(call, profile, entry, point, node, label, wf, fields)
     env: dict[str, Val] = {}
-    for name, var in call.env.items():
+    items = call.env.items() if names is None else ((n, call.env[n]) for n in names if n in call.env)
+    for name, var in items:
         env[name] = lookup.value(var.value)
-    env.setdefault("RUNNER_NAME", lit(node))
-    env.setdefault("GITHUB_WORKSPACE", lit(profile.workspace))
+    for name, value in (("RUNNER_NAME", node), ("GITHUB_WORKSPACE", profile.workspace)):
+        if names is None or name in names:
+            env.setdefault(name, lit(value))
     return env
 
 
 class _Lookup:
     def __init__(self, call: LauncherCall, profile: Profile, entry: Entry | None, point: Point | None,
-                 node: str, label: str, wf: Workflows | None) -> None:
+                 node: str, label: str, wf: Workflows | None,
+                 fields: dict[tuple[object, ...], object] | None = None) -> None:
         self.call, self.profile, self.entry, self.point = call, profile, entry, point
         self.node, self.label, self.wf = node, label, wf
+        self.fields = {} if fields is None else fields
 
     def value(self, t: gx.Template) -> Val:
         out: list[Any] = []
@@ -138,7 +145,7 @@ class _Lookup:
             elif isinstance(part, gx.Ref):
                 out.extend(self.val(part.path))
             else:
-                text = gx.to_string(gx.evaluate(part, self.py))
+                text = gx.to_string(self.evaluate(part))
                 out.extend(unknown(gx.unparse(part)) if text is gx.UNKNOWN else (str(text),))
         merged: list[Any] = []
         for p in out:
@@ -150,6 +157,27 @@ class _Lookup:
                     continue
             merged.append(p)
         return tuple(merged)
+
+    def evaluate(self, expr: gx.Node) -> object:
+        """``gx.evaluate`` under this render's lookups, memoized in ``fields``: the same
+        expression asked the same references the same answers before (answers compared
+        with their types: ``True == 1.0`` in Python)."""
+        seen = self.fields.setdefault(("expr", id(expr)), [])
+        assert isinstance(seen, list)
+        for asked, result in seen:
+            if all(_same(self.py(ref), v) for ref, v in asked):
+                return result
+        log: list[tuple[tuple[str, ...], object]] = []
+
+        def look(ref: tuple[str, ...]) -> object:
+            v = self.py(ref)
+            log.append((ref, v))
+            return v
+
+        result = gx.evaluate(expr, look)
+        if len(seen) < _EXPR_MEMO:
+            seen.append((tuple(log), result))
+        return result
 
     def val(self, ref: tuple[str, ...]) -> Val:
         """A reference as a shell value (partly known values stay partly known)."""
@@ -170,7 +198,11 @@ class _Lookup:
             return unknown("${{ " + ".".join(ref) + " }}")
         key = ".".join(ref[len(m):])
         template = self.profile.matrix_fields.get(key, "{" + key + "}")
-        v = render(template, self.entry, self.point, self.node, self.label)
+        memo = (template, id(self.entry), id(self.point), self.node, self.label)
+        if memo in self.fields:
+            v = self.fields[memo]
+        else:
+            v = self.fields[memo] = render(template, self.entry, self.point, self.node, self.label)
         if v is None:
             return unknown(f"${{{{ {'.'.join(ref)} }}}}")
         if v == () and template != "":
@@ -195,6 +227,11 @@ class _Lookup:
 
 
 _NOT_FIELD = object()
+_EXPR_MEMO = 32  # answers kept per expression
+
+
+def _same(a: object, b: object) -> bool:
+    return a is b or (type(a) is type(b) and a == b)
 
 
 def runner_label(call: LauncherCall, wf: Workflows) -> str | None:

@@ -20,6 +20,8 @@ from typing import Any
 import yaml
 from yaml.constructor import SafeConstructor
 
+from bot.shell.frozen import quick_init
+
 try:
     _Loader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
@@ -29,7 +31,11 @@ MAX_NODES = 1_000_000  # nodes visited, alias expansions included
 MAX_DEPTH = 200  # nested mappings/lists (libyaml itself stops at 1000)
 
 
-@dataclass(frozen=True)
+_STR = "tag:yaml.org,2002:str"
+
+
+@quick_init  # one per key and value: ``bot.shell.frozen``
+@dataclass(frozen=True, slots=True)
 class Mark:
     line: int
     col: int
@@ -251,6 +257,8 @@ class _Converter:
         return lst, 1 + max((self._height(n) for n in node.value if not isinstance(n, yaml.ScalarNode)), default=0)
 
     def _scalar(self, node: yaml.Node) -> Any:
+        if node.tag == _STR:  # most scalars: the constructor would return the text as it is
+            return node.value
         try:
             return self.c.construct_object(node, deep=True)
         except yaml.YAMLError as exc:  # an unknown tag

@@ -28,6 +28,8 @@ from bot.shell.state import Loc, State
 from bot.shell.values import lit
 
 _READERS = frozenset({"read", "getopts", "mapfile", "readarray"})
+# not looked into (Lit, the most common part, is skipped first)
+_LEAVES = frozenset({ir.Lit, ir.Pos, ir.Arith, ir.ArithCmd, ir.Opaque})
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,8 @@ def needs(script: ir.Script, env_checks: frozenset[str]) -> list[Need]:
 
     while stack:
         node, at = stack.pop()
+        if type(node) in _LEAVES:
+            continue
         if isinstance(node, ir.Word):
             push(node.parts, node.pos if node.pos.line else at)
         elif isinstance(node, ir.Param):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from bot.shell import ir
 from bot.shell.budget import BudgetHit, Limits
@@ -72,7 +73,16 @@ class Result:
         return list(dict.fromkeys(e for p in self.paths for e in p.events if isinstance(e, Ran)))
 
     def reads(self) -> list[Read]:
-        return list(dict.fromkeys(e for p in self.paths for e in p.events if isinstance(e, Read)))
+        return list(self._reads)
+
+    @cached_property
+    def _reads(self) -> tuple[Read, ...]:  # a result is not changed once made
+        return tuple(dict.fromkeys(e for p in self.paths for e in p.events if isinstance(e, Read)))
+
+    @cached_property
+    def read_names(self) -> frozenset[str]:
+        """The names of the variables the result reads (``reads``)."""
+        return frozenset(r.name for r in self._reads)
 
     def served(self) -> list[Served]:
         return list(dict.fromkeys(e for p in self.paths for e in p.events if isinstance(e, Served)))

@@ -14,18 +14,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.shell import ir
+from bot.shell.frozen import quick_init
 from bot.shell.values import EMPTY, Val, unknown
 from bot.shell.varmap import VarMap
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Loc:
     path: str
     line: int
     col: int = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Dispatch:
     """A script run by the evaluated file (or a file it sourced)."""
 
@@ -37,13 +38,13 @@ class Dispatch:
     var_parts: tuple[tuple[str, str], ...] = ()  # (var name, its value) used in the word
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Sourced:
     target: Val
     loc: Loc
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Exited:
     """An ``exit`` that ends the evaluated script (not one inside ``$(...)`` or ``( )``)."""
 
@@ -51,7 +52,7 @@ class Exited:
     code: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Ran:
     """A command named in ``Options.observe`` ran: an external job tool (``srtctl apply -f
     "$CONFIG_FILE"``) or a copy into its checkout (``cp -rT "$GITHUB_WORKSPACE/x" recipes/x``)."""
@@ -63,7 +64,7 @@ class Ran:
     deps: frozenset[str] = frozenset()  # the environment variables its words derive from
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Wrote:
     """A file the script writes (``cat > F <<EOF``, ``echo ... >> F``); recorded only where
     the evaluator is asked to (``Options.sinks``). ``content`` is unknown when the command
@@ -76,7 +77,7 @@ class Wrote:
     raw: Val = ()  # the target as written (``$CFG``'s value before normalization)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Served:
     """A command ``Options.sinks`` recognised (a server, a benchmark client), with what it
     starts with: its words, the line each came from, and its environment."""
@@ -93,7 +94,7 @@ class Served:
     dropped: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Handed:
     """The environment a dispatched script starts with (``Options.sinks`` only): what the
     launcher exports, or, across a container boundary, what crosses it (``docker run -e X``,
@@ -114,7 +115,7 @@ class Handed:
     dropped: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Read:
     """A read of a variable that is not set on the path (``Options.record_reads``): ``kind`` is
     "plain" (``$X``), "test" (``[[ -n $X ]]``), "nounset" (either, under ``set -u``: the path
@@ -276,3 +277,8 @@ def join_live(states: list[State]) -> list[State]:
     for other in live[1:]:
         joined = join(joined, other)
     return [s for s in states if s.flow is not None] + [joined]
+
+
+for _cls in (Loc, Dispatch, Sourced, Exited, Ran, Wrote, Served, Handed, Read, Var):
+    quick_init(_cls)  # made per assignment and per event: ``frozen.quick_init``
+del _cls

@@ -237,6 +237,10 @@ def match(subject: Val, pattern: Pat, cost: Cost = _no_cost) -> bool | None:
     """Whole-string glob match; None when it cannot be decided."""
     s = known(subject)
     if s is not None:
+        plain = _plain_literal(pattern)
+        if plain is not None:  # no wildcard (``== "dsr1"``, the common case): equality
+            cost(len(s) // _CHARS_PER_STEP + 1)
+            return s == plain
         rx = glob_regex(pattern, cost)
         return rx.full(s) if rx is not None else None
     if pat_known(pattern):

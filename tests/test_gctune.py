@@ -1,0 +1,65 @@
+"""``bot.gctune``: thresholds raised and restored, objects frozen only inside a lint."""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+from bot import gctune
+
+
+def test_thresholds_are_raised_inside_and_restored_after() -> None:
+    before = gc.get_threshold()
+    with gctune.fewer_collections():
+        assert gc.get_threshold()[0] == max(gctune.YOUNG, before[0])
+        assert gc.get_threshold()[1:] == before[1:]
+        with gctune.fewer_collections():  # nested: still raised
+            assert gc.get_threshold()[0] >= gctune.YOUNG
+        assert gc.get_threshold()[0] >= gctune.YOUNG  # the inner exit did not restore early
+    assert gc.get_threshold() == before
+
+
+def test_settle_freezes_only_inside_and_everything_is_unfrozen_after() -> None:
+    assert gc.get_freeze_count() == 0
+    gctune.settle()
+    assert gc.get_freeze_count() == 0  # outside a lint: nothing is frozen
+    keep = [[i] for i in range(1000)]
+    with gctune.fewer_collections():
+        gctune.settle()
+        assert gc.get_freeze_count() >= len(keep)
+    assert gc.get_freeze_count() == 0
+
+
+def test_cycles_made_inside_are_collected_after() -> None:
+    class Node:
+        other: object = None
+
+    import weakref
+    with gctune.fewer_collections():
+        a, b = Node(), Node()
+        a.other, b.other = b, a
+        ref = weakref.ref(a)
+        gctune.settle()
+        del a, b
+    gc.collect()
+    assert ref() is None
+
+
+def test_concurrent_users_restore_once_the_last_leaves() -> None:
+    before = gc.get_threshold()
+    inside, release = threading.Event(), threading.Event()
+
+    def worker() -> None:
+        with gctune.fewer_collections():
+            inside.set()
+            release.wait(10)
+
+    t = threading.Thread(target=worker)
+    t.start()
+    assert inside.wait(10)
+    with gctune.fewer_collections():
+        pass
+    assert gc.get_threshold()[0] >= gctune.YOUNG  # the worker is still inside
+    release.set()
+    t.join(10)
+    assert gc.get_threshold() == before
