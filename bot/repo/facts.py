@@ -279,8 +279,9 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
     facts.scripts = tree.glob(profile.scripts, profile.scripts_exclude)
     workflow_paths = tree.glob(profile.workflows)
     if prefetch is not None:
-        prefetch(config_paths + facts.launcher_files + facts.scripts + workflow_paths + list(profile.runners)
-                 + tree.glob(["runners/**/*.sh"]))
+        # a git revision: every blob the lint reads in one ``cat-file --batch``
+        prefetch(config_paths + facts.shell_files() + workflow_paths + list(profile.runners)
+                 + (tree.glob(profile.references) if references else []))
     facts.configs = [load_config(tree, p) for p in config_paths]
     facts.runners = load_runners(tree, list(profile.runners))
     texts = {p: tree.text(p) or "" for p in workflow_paths}

@@ -37,9 +37,12 @@ def scan_references(facts: Facts, fs: FileSystem) -> None:
     dynamic: list[str] = []
     shell = set(facts.shell_files())
     configs = {c.path for c in facts.configs}
-    for path in sorted(shell | set(facts.tree.glob(facts.profile.references))):
-        if path in configs or path.endswith((".md", ".rst", ".txt")):
-            continue
+    scanned = [p for p in sorted(shell | set(facts.tree.glob(facts.profile.references)))
+               if p not in configs and not p.endswith((".md", ".rst", ".txt"))]
+    prefetch = getattr(facts.tree, "prefetch", None)
+    if prefetch is not None:  # a git revision: every blob in one ``cat-file --batch``
+        prefetch(scanned)
+    for path in scanned:
         text = facts.tree.text(path) or ""
         if len(text) > 2_000_000 or "\0" in text:
             continue

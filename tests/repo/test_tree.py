@@ -134,3 +134,37 @@ def test_renames_between_revisions_index_and_work_tree(repo: Path) -> None:
         renames(str(repo), "v9.9.9", "HEAD")
     with pytest.raises(TreeError, match="not a revision"):
         renames(str(repo), "--output=/tmp/x", "HEAD")
+
+
+def test_a_lint_of_a_revision_reads_its_blobs_in_one_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every blob the lint reads (configs, shell files, workflows, the reference scan's files,
+    scripts the profile excludes) comes from one ``git cat-file --batch``, however many files."""
+    from bot.config import load_config
+    from bot.lint import lint
+
+    r = copy_repo(FIXTURES / "workflow-env", tmp_path / "r")
+    for i in range(30):  # more files for the reference scan, and scripts the profile excludes
+        for folder in ("utils", "benchmarks/deprecated"):
+            (r / folder).mkdir(parents=True, exist_ok=True)
+            script = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_h200.sh"
+            (r / folder / f"helper_{i}.sh").write_text(f"bash {script} {i}\n")
+    git(r, "init", "-q", "-b", "main")
+    git(r, "add", "-A")
+    git(r, "commit", "-qm", "x")
+    spawned: list[list[str]] = []
+    real_run = subprocess.run
+
+    def counting(cmd: list[str], *args: object, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+        spawned.append(list(cmd))
+        return real_run(cmd, *args, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+    rev = GitTree(str(r), "HEAD")
+    monkeypatch.setattr(subprocess, "run", counting)
+    got = lint(rev, load_config(rev))
+    monkeypatch.undo()
+    batches = [c for c in spawned if c[:1] == ["git"] and "cat-file" in c]
+    assert len(batches) <= 2, batches  # symlink targets (if any) and the one batch
+    work = WorkTree(str(r))
+    want = lint(work, load_config(work))
+    assert [f.fingerprint for f in got.findings] == [f.fingerprint for f in want.findings]
+    assert got.facts.referenced.keys() == want.facts.referenced.keys()
