@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from bot import cli_compare, cli_fix, cli_serve, rules
+from bot import cli_cache, cli_compare, cli_fix, cli_serve, rules
 from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding, Severity
 from bot.newonly import Comparison
@@ -59,6 +59,10 @@ def _parser() -> argparse.ArgumentParser:
     event.add_argument("--format", choices=FORMATS, default=None,
                        help="how the findings the PR introduces are printed (default: github annotations)")
     cli_serve.add_parser(sub)
+    cli_cache.add_parser(sub)
+    cli_cache.add_option(p, top=True)
+    for name in ("lint", "dispatch", "event", "serve"):
+        cli_cache.add_option(sub.choices[name])
     sub.add_parser("rules", help="list the rules")
     explain = sub.add_parser("explain", help="print a rule's documentation")
     explain.add_argument("rule")
@@ -106,6 +110,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _command(args: argparse.Namespace) -> int:
+    cli_cache.apply(args)
+    if args.command == "cache":
+        return cli_cache.run(args)
     if args.command == "rules":
         for rid, module in sorted(rules.RULES.items(), key=lambda item: item[1].CODE):
             print(f"{module.CODE}  {rid:<22} {module.SEVERITY.label:<8} {module.SUMMARY}")

@@ -37,3 +37,18 @@ def _plain_env(monkeypatch: pytest.MonkeyPatch) -> None:
     GITHUB_ACTIONS=true): every test starts from a plain one."""
     for name in ("GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR", "TERM"):
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _cache_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> object:
+    """benchbot's persistent cache (``bot.cache``) lives in a temp dir for the whole run
+    (CLI subprocesses inherit it): tests never write to the user's cache."""
+    import os
+
+    old = os.environ.get("BENCHBOT_CACHE_DIR")
+    os.environ["BENCHBOT_CACHE_DIR"] = str(tmp_path_factory.mktemp("benchbot-cache"))
+    yield None
+    if old is None:
+        os.environ.pop("BENCHBOT_CACHE_DIR", None)
+    else:
+        os.environ["BENCHBOT_CACHE_DIR"] = old

@@ -64,6 +64,8 @@ def subject(entry: str, script: str) -> str:
 def check(facts: Facts, conf: Config) -> Iterator[Finding]:
     seen: dict[tuple[str, str, str], list[tuple[str, int, str]]] = {}
     entries = {}
+    matched: dict[str, bool] = {}  # pattern -> whether a file matches it (entries share patterns)
+    files: list[str] | None = None
     for run in facts.runs:
         for d in run.dispatches:
             k = known(d.target)
@@ -76,7 +78,10 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
                 if "/" not in head or head.startswith("/") or not trailing(d.target).endswith(".sh"):
                     continue
                 rx = to_regex(d.target)
-                if any(rx.match(f) for f in facts.tree.files()):
+                if rx.pattern not in matched:
+                    files = facts.tree.files() if files is None else files
+                    matched[rx.pattern] = any(rx.match(f) for f in files)
+                if matched[rx.pattern]:
                     continue
                 shown = describe(d.target)
             key = (run.entry.path, run.entry.name, shown)

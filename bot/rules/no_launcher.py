@@ -49,10 +49,14 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
         launcher = facts.launcher_of_node(node)
         if not facts.tree.is_file(launcher):
             missing.setdefault(launcher, []).append((label, node, pos.line, pos.col))
+    by_label: dict[str | None, list[str]] = {}
+    if missing:
+        for e in facts.entries:
+            by_label.setdefault(e.runner, []).append(e.name)
     for launcher, nodes in missing.items():
         labels = sorted({n[0] for n in nodes})
         names = list(dict.fromkeys(n[1] for n in nodes))
-        users = sorted(e.name for e in facts.entries if e.runner in labels)
+        users = sorted(name for label in labels for name in by_label.get(label, []))
         message = (f"{launcher} does not exist, but nodes {entries_text(names, 3)} "
                    f"(label{'s' if len(labels) > 1 else ''} {', '.join(labels)}) would run it")
         if users:

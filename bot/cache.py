@@ -1,0 +1,180 @@
+"""benchbot's persistent cache: small files in the user cache directory, by content key.
+
+Where: ``$BENCHBOT_CACHE_DIR`` when set, else the platform's user cache directory
+(``platformdirs``: ``~/.cache/benchbot`` on Linux). ``--no-cache`` (or
+``BENCHBOT_NO_CACHE=1``) turns it off for a run; ``benchbot cache clear`` empties it and
+``benchbot cache info`` says where it is and how large.
+
+Entries are written to a temporary file in the same folder and renamed into place, so
+concurrent processes never see half an entry (the last writer of a key wins; both wrote
+the same bytes). Each entry starts with a header holding the SHA-256 of its payload: a
+damaged entry is a miss (and removed), never wrong data. The folder is kept under
+``MAX_BYTES``, checked at a process's first write and every ``PRUNE_EVERY`` writes after:
+the least recently used entries go (a hit touches its entry). A cache that cannot be
+written (read-only home, full disk) is silently a cache that misses: the lint never fails
+because of it.
+
+What is cached (callers own their keys, which must cover every input):
+- ``schema``: the validator code fastjsonschema generates for one of our schemas
+  (``bot.repo.schema``), keyed by the schema text and fastjsonschema's version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+import platformdirs
+
+MAX_BYTES = 256 * 1024 * 1024
+_MAGIC = b"benchbot-cache 1 "
+_KEY = re.compile(r"[0-9a-f]{16,128}\Z")
+_KINDS = re.compile(r"[a-z][a-z0-9-]{0,31}\Z")
+PRUNE_EVERY = 64  # writes between two size checks (a check walks the folder)
+_disabled = False
+_lock = threading.Lock()
+_writes = 0
+
+
+def disable(off: bool = True) -> None:
+    """``--no-cache``: every lookup misses and nothing is written (this process)."""
+    global _disabled
+    _disabled = off
+
+
+def enabled() -> bool:
+    return not _disabled and os.environ.get("BENCHBOT_NO_CACHE", "") in ("", "0")
+
+
+def root() -> Path:
+    env = os.environ.get("BENCHBOT_CACHE_DIR")
+    return Path(env) if env else Path(platformdirs.user_cache_dir("benchbot", appauthor=False))
+
+
+@lru_cache(maxsize=1)
+def code_hash() -> str:
+    """The SHA-256 of benchbot's own files (its code and data): in every key, so that an
+    entry made by other code (another version, an edited checkout) is never used."""
+    h = hashlib.sha256()
+    pkg = Path(__file__).resolve().parent
+    for p in sorted(pkg.rglob("*")):
+        if p.suffix in (".py", ".json") and p.is_file():
+            h.update(str(p.relative_to(pkg)).encode() + b"\0")
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def key(*parts: str | bytes) -> str:
+    """A key from its inputs (benchbot's ``code_hash`` always among them)."""
+    h = hashlib.sha256(code_hash().encode())
+    for p in parts:
+        b = p.encode("utf-8", "surrogateescape") if isinstance(p, str) else p
+        h.update(len(b).to_bytes(8, "big"))
+        h.update(b)
+    return h.hexdigest()
+
+
+def _path(kind: str, k: str) -> Path:
+    if not _KINDS.match(kind) or not _KEY.match(k):
+        raise ValueError(f"bad cache key {kind}/{k}")
+    return root() / kind / k[:2] / k
+
+
+def get(kind: str, k: str) -> bytes | None:
+    if not enabled():
+        return None
+    path = _path(kind, k)
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    head, sep, payload = data.partition(b"\n")
+    if not sep or not head.startswith(_MAGIC) or head[len(_MAGIC):] != hashlib.sha256(payload).hexdigest().encode():
+        try:
+            path.unlink()
+        except OSError:
+            pass
+        return None
+    try:
+        os.utime(path)  # recently used: pruned last
+    except OSError:
+        pass
+    return payload
+
+
+def put(kind: str, k: str, payload: bytes) -> None:
+    if not enabled():
+        return
+    path = _path(kind, k)
+    data = _MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError:
+        return
+    global _writes
+    with _lock:
+        _writes += 1
+        due = _writes % PRUNE_EVERY == 1
+    if due:
+        prune(MAX_BYTES)
+
+
+def _entries() -> list[tuple[float, int, Path]]:
+    out: list[tuple[float, int, Path]] = []
+    base = root()
+    if not base.is_dir():
+        return out
+    for dirpath, _dirs, files in os.walk(base):
+        for name in files:
+            p = Path(dirpath) / name
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            out.append((st.st_mtime, st.st_size, p))
+    return out
+
+
+def size() -> tuple[int, int]:
+    """(entries, bytes) in the cache folder."""
+    entries = _entries()
+    return len(entries), sum(s for _, s, _ in entries)
+
+
+def prune(max_bytes: int) -> int:
+    """Remove least recently used entries until the folder holds at most ``max_bytes``."""
+    with _lock:
+        entries = sorted(_entries())
+        total = sum(s for _, s, _ in entries)
+        removed = 0
+        for _, s, p in entries:
+            if total <= max_bytes:
+                break
+            try:
+                p.unlink()
+            except OSError:
+                continue
+            total -= s
+            removed += 1
+        return removed
+
+
+def clear() -> int:
+    """Remove every entry; the number removed."""
+    return prune(-1)

@@ -1,0 +1,113 @@
+"""``bot.cache``: entries by key, verified on read, atomic, bounded, off with --no-cache;
+and its first user, the fast schema validator."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot import cache
+from bot.repo import schema
+
+
+@pytest.fixture
+def where(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("BENCHBOT_CACHE_DIR", str(tmp_path / "c"))
+    monkeypatch.delenv("BENCHBOT_NO_CACHE", raising=False)
+    cache.disable(False)
+    return tmp_path / "c"
+
+
+def test_put_get_and_a_damaged_entry_is_a_miss(where: Path) -> None:
+    k = cache.key("a", b"b")
+    assert cache.get("t", k) is None
+    cache.put("t", k, b"payload")
+    assert cache.get("t", k) == b"payload"
+    assert k != cache.key("a", b"c") and k != cache.key("ab")  # parts are length-prefixed
+    (entry,) = [p for p in where.rglob("*") if p.is_file()]
+    entry.write_bytes(entry.read_bytes()[:-1] + b"X")  # a flipped byte
+    assert cache.get("t", k) is None and not entry.exists()  # removed, never returned
+    with pytest.raises(ValueError):
+        cache.get("../x", k)
+    with pytest.raises(ValueError):
+        cache.get("t", "../../etc/passwd")
+
+
+def test_off_by_flag_or_env(where: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    k = cache.key("x")
+    cache.disable()
+    try:
+        cache.put("t", k, b"1")
+        assert cache.get("t", k) is None and not where.exists()
+    finally:
+        cache.disable(False)
+    monkeypatch.setenv("BENCHBOT_NO_CACHE", "1")
+    cache.put("t", k, b"1")
+    assert not where.exists()
+
+
+def test_bounded_least_recently_used_go_first(where: Path) -> None:
+    keys = [cache.key(str(i)) for i in range(5)]
+    for i, k in enumerate(keys):
+        cache.put("t", k, bytes(100))
+        os.utime(next(where.rglob(k)), (1000 + i, 1000 + i))
+    assert cache.get("t", keys[0]) is not None  # a hit: now the most recent
+    n, total = cache.size()
+    assert n == 5
+    cache.prune(total - 1)  # one entry too many: the least recently used (keys[1]) goes
+    assert cache.get("t", keys[1]) is None and cache.get("t", keys[0]) is not None
+    assert cache.clear() == 4 and cache.size() == (0, 0)
+
+
+def test_an_unwritable_cache_is_a_cache_that_misses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("BENCHBOT_CACHE_DIR", str(blocker / "c"))
+    k = cache.key("y")
+    cache.put("t", k, b"1")  # no exception
+    assert cache.get("t", k) is None
+
+
+def test_concurrent_writers_leave_one_whole_entry(where: Path) -> None:
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from bot import cache; k = cache.key('same'); "
+            "[cache.put('t', k, bytes(200_000)) for _ in range(20)]; print(k)")
+    root = str(Path(__file__).resolve().parents[1])
+    procs = [subprocess.Popen([sys.executable, "-c", code, root], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for _ in range(4)]
+    keys = set()
+    for p in procs:
+        out, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err.decode()
+        keys.add(out.decode().strip())
+    (k,) = keys  # the key of the code as the writers saw it
+    assert cache.get("t", k) == bytes(200_000)
+    assert [p.name for p in where.rglob("*") if p.is_file()] == [k]  # no temp file left
+
+
+# ------------------------------------------------------------------ the fast validator
+
+
+def test_fast_validator_code_is_cached_and_reused(where: Path) -> None:
+    schema._fast.cache_clear()
+    first = schema._fast("runners.schema.json")
+    assert first is not None and cache.size()[0] == 1
+    schema._fast.cache_clear()
+    entry = next(p for p in where.rglob("*") if p.is_file())
+    before = entry.stat().st_mtime_ns
+    again = schema._fast("runners.schema.json")
+    assert again is not None and cache.size()[0] == 1 and entry.stat().st_mtime_ns >= before
+    schema._fast.cache_clear()
+
+
+def test_our_schemas_read_alike_by_both_validators() -> None:
+    for name in ("master-config.schema.json", "runners.schema.json", "benchbot.schema.json"):
+        assert schema.fast_safe(schema.load_schema(name)), name
+    assert not schema.fast_safe({"$ref": "#/$defs/x", "required": ["a"]})  # draft-07 ignores the sibling
+    assert not schema.fast_safe({"properties": {"a": {"prefixItems": [{}]}}})  # a keyword it does not know
+    assert schema.fast_safe({"properties": {"pattern": {"type": "string"}}})  # a property named like a keyword
+    assert json.dumps(schema.load_schema("runners.schema.json"))  # plain JSON
