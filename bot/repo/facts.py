@@ -19,6 +19,7 @@ from functools import cached_property
 from typing import Any
 
 from bot import gctune
+from bot.repo import evalcache
 from bot.repo import jobs as _jobs
 from bot.repo import paths as _paths
 from bot.repo import workflows as _workflows
@@ -194,12 +195,21 @@ class Facts:
             if all(env.get(name) == value for name, value in key) and \
                     presence == presence_key(env, (n for n, _ in presence)):
                 return result
-        script = self.script(launcher)
-        if script is None:
-            return Result([])
         opts = self.options()
         if max_paths is not None:
             opts.max_paths = min(opts.max_paths, max_paths)
+        # across lints (``bot.repo.evalcache``): not for serve, a path bound or a fix being checked
+        store, slot_key = evalcache.slot(self, launcher, real, persist=self.sinks is None and max_paths is None
+                                         and not self._overrides)
+        if store is not None and slot_key is not None:
+            kept = store.lookup(slot_key, env, _RepoFS(self), opts.follow, self.digest)
+            if kept is not None:
+                cache.append((frozenset((n, env.get(n)) for n in kept.relevant), presence_key(env, kept.presence),
+                              kept))
+                return kept
+        script = self.script(launcher)
+        if script is None:
+            return Result([])
         # One launcher's evaluations share a time budget (LAUNCHER_SHARE deadlines over all its
         # entries): a construct that eats each entry's whole deadline cannot multiply it by them.
         # and all launchers share TOTAL_SHARE deadlines, so that many hostile launchers cannot add up either.
@@ -213,15 +223,30 @@ class Facts:
                 what = f"time budget of the launcher ({LAUNCHER_SHARE * opts.limits.max_seconds:g} s over its entries)"
             return Result([], budget_hits=(BudgetHit(what, real, 1, "spent by earlier evaluations", True),))
         opts.limits = replace(opts.limits, max_seconds=min(opts.limits.max_seconds, left, total_left))
-        ev = Evaluator(_RepoFS(self), opts)
+        fs: FileSystem = _RepoFS(self)
+        recorder = evalcache.Recorder(fs, self.digest) if slot_key is not None else None
+        if recorder is not None:
+            fs = recorder
+            opts.follow = recorder.follow(opts.follow) if opts.follow is not None else None
+        ev = Evaluator(fs, opts)
         t0 = time.monotonic()
         result = ev.run(script, dict(env), argv0=f"./{launcher}")
+        if store is not None and slot_key is not None and recorder is not None:
+            store.add(slot_key, env, result, recorder.asked)
         took = time.monotonic() - t0
         self._spent[slot] = spent + took
         self._spent_total += took
         key = frozenset((name, env.get(name)) for name in result.relevant)
         cache.append((key, presence_key(env, result.presence), result))
         return result
+
+    def digest(self, path: str) -> str | None:
+        """What ``script(path)`` would parse, as a hash (the evaluation cache compares it)."""
+        real = self.tree.resolve(path)
+        data = self.tree.read(real) if real is not None else None
+        if real is None or data is None:
+            return None
+        return hashlib.sha1(real.encode() + b"\0" + data).hexdigest()
 
     def env_for(self, entry: Entry, point: Point, node: str, label: str) -> dict[str, Val]:
         """The env the launcher starts with (:mod:`bot.repo.launchenv`)."""
@@ -318,6 +343,7 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
         scan_references(facts, _RepoFS(facts))
     t4 = time.perf_counter()
     facts.jobs = _jobs.gather(facts)
+    evalcache.flush()
     facts.timings = {"read": t1 - t0, "parse": t2 - t1, "resolve": t3 - t2, "references": t4 - t3,
                      "jobs": time.perf_counter() - t4}
     return facts

@@ -6,15 +6,17 @@ Extracts benchbot at ``REV`` (``git archive``) into a temporary directory and ti
 ``bot.lint.lint`` of ``REPO`` in a fresh process per checkout, alternating between the two N
 times (so drift of a noisy machine hits both alike). The same harness (below) runs both:
 each process imports its checkout's ``bot``, opens the tree and loads the config, then times
-the lint alone, in wall and CPU seconds. Printed: min and median per checkout, and the
-change as the median of the N paired ratios (new / old of the same round) and as the ratio
-of the minima. This is how "no slower than before by more than X%" is measured.
+the lint alone, in wall and CPU seconds, with an empty persistent cache (``bot.cache``): a
+cold lint. Printed: min and median per checkout, and the change as the median of the N
+paired ratios (new / old of the same round) and as the ratio of the minima. This is how
+"no slower than before by more than X%" is measured.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import os
 import statistics
 import subprocess
 import sys
@@ -49,7 +51,10 @@ print(time.perf_counter() - w, time.process_time() - c, n, resource.getrusage(re
 def one(checkout: Path, repo: str, rev: str | None) -> tuple[float, float, int, int]:
     """(wall seconds, CPU seconds, findings, peak RSS in KB) of one lint in a fresh process."""
     cmd = [sys.executable, "-c", HARNESS, repo, rev or ""]
-    out = subprocess.run(cmd, cwd=checkout, check=True, capture_output=True, text=True).stdout.split()
+    with tempfile.TemporaryDirectory() as cache_dir:  # cold: an empty persistent cache each run
+        env = {**os.environ, "BENCHBOT_CACHE_DIR": cache_dir}
+        env.pop("BENCHBOT_NO_CACHE", None)
+        out = subprocess.run(cmd, cwd=checkout, check=True, capture_output=True, text=True, env=env).stdout.split()
     return float(out[0]), float(out[1]), int(out[2]), int(out[3])
 
 

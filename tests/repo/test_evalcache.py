@@ -1,0 +1,122 @@
+"""Evaluations kept across lints (``bot.repo.evalcache``): a warm lint finds what a cold
+one finds; a changed input (a sourced helper, a file a test looks for, the launcher) is a
+miss; what is stored is data only."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot import cache
+from bot.config import load_config
+from bot.lint import lint
+from bot.repo import evalcache
+from bot.repo.tree import WorkTree
+from tests.conftest import FIXTURES, copy_repo
+
+FIXTURE_NAMES = ["workflow-env", "root-causes", "multinode", "case-and-functions", "inconsistent-dispatch",
+                 "agentic", "serve"]
+
+
+@pytest.fixture
+def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty cache folder and an empty process store."""
+    monkeypatch.setenv("BENCHBOT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("BENCHBOT_NO_CACHE", raising=False)
+    cache.disable(False)
+    evalcache.reset()
+    return tmp_path / "cache"
+
+
+def _findings(root: Path) -> list[tuple[str, str, int, str]]:
+    tree = WorkTree(str(root))
+    return [(f.rule, f.path, f.line, f.message) for f in lint(tree, load_config(tree)).findings]
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_warm_lint_finds_what_a_cold_one_finds(name: str, fresh: Path, tmp_path: Path) -> None:
+    root = copy_repo(FIXTURES / name, tmp_path / "r")
+    cold = _findings(root)
+    store = evalcache.shared()
+    assert store.misses > 0 and store.hits == 0
+    evalcache.reset()  # a new process: only the disk is left
+    warm = _findings(root)
+    assert warm == cold
+    assert evalcache.shared().hits > 0 and evalcache.shared().misses == 0
+    cache.disable()
+    try:
+        evalcache.reset()
+        assert _findings(root) == cold  # --no-cache: the same, nothing used
+        assert evalcache.shared().hits == evalcache.shared().misses == 0
+    finally:
+        cache.disable(False)
+
+
+def test_an_edited_sourced_helper_is_a_miss(fresh: Path, tmp_path: Path) -> None:
+    root = copy_repo(FIXTURES / "case-and-functions", tmp_path / "r")
+    helper = root / "runners" / "slurm_utils.sh"
+    helper.write_text("slurm_alloc() { echo 42; }\n")
+    before = _findings(root)
+    helper.write_text("exit 1\n")  # every job now ends in the helper
+    evalcache.reset()
+    after = _findings(root)
+    assert evalcache.shared().misses > 0
+    evalcache.reset()
+    cache.disable()
+    try:
+        assert after == _findings(root)  # what a cold lint of the edited tree finds
+    finally:
+        cache.disable(False)
+    assert after != before
+
+
+def test_a_file_a_test_looks_for_is_part_of_the_key(fresh: Path, tmp_path: Path) -> None:
+    root = copy_repo(FIXTURES / "case-and-functions", tmp_path / "r")
+    launcher = root / "runners" / "launch_h200-cw.sh"
+    text = launcher.read_text()
+    launcher.write_text(text.replace("set -euo pipefail\n", "set -euo pipefail\n[ -f runners/GATE ] || exit 1\n", 1))
+    gated = _findings(root)
+    (root / "runners" / "GATE").write_text("")
+    evalcache.reset()
+    opened = _findings(root)
+    assert evalcache.shared().misses > 0 and opened != gated
+    evalcache.reset()
+    cache.disable()
+    try:
+        assert opened == _findings(root)
+    finally:
+        cache.disable(False)
+
+
+def test_damaged_or_foreign_entries_are_ignored(fresh: Path, tmp_path: Path) -> None:
+    root = copy_repo(FIXTURES / "workflow-env", tmp_path / "r")
+    cold = _findings(root)
+    files = [p for p in (fresh / "eval").rglob("*") if p.is_file()]
+    assert files
+    for i, p in enumerate(files):  # one garbled, the others made to name a class we never load
+        if i == 0:
+            p.write_bytes(b"garbage")
+        else:
+            head, _, body = p.read_bytes().partition(b"\n")
+            data = json.loads(body)
+            data[0]["result"]["paths"] = [{"C": "os.system", "v": ["true"]}]
+            cache.put("eval", p.name, json.dumps(data).encode())  # a valid header over hostile data
+    evalcache.reset()
+    assert _findings(root) == cold
+    assert evalcache.shared().hits == 0  # nothing usable was read
+
+
+def test_results_round_trip_through_json(fresh: Path, tmp_path: Path) -> None:
+    from bot.repo import facts as repo_facts
+    from bot.repo.profile import Profile
+
+    for name in FIXTURE_NAMES:
+        facts = repo_facts.gather(WorkTree(str(FIXTURES / name)), Profile())
+        for run in facts.runs:
+            if run.result is None or run.result.budget_hits:
+                continue
+            back = evalcache._result_dec(json.loads(json.dumps(evalcache._result_enc(run.result))))
+            assert back.paths == run.result.paths and back.relevant == run.result.relevant
+            assert back.presence == run.result.presence and back.bound_hit == run.result.bound_hit

@@ -1,0 +1,81 @@
+"""The synthetic InferenceX-shaped repo (tests/perf/synth.py): deterministic, sized as asked, and
+linting (nearly) clean through the real code path, every entry reaching a script that exists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.config import load_config
+from bot.lint import LintResult, lint
+from bot.repo.tree import WorkTree
+from tests.perf import synth
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def lint_repo(root: Path) -> LintResult:
+    tree = WorkTree(str(root))
+    return lint(tree, load_config(tree))
+
+
+@pytest.fixture(scope="module")
+def scale1(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, int]]:
+    root = tmp_path_factory.mktemp("synth") / "scale-1"
+    return root, synth.make_repo(root, 1)
+
+
+def test_same_seed_same_bytes(scale1: tuple[Path, dict[str, int]], tmp_path: Path) -> None:
+    root, counts = scale1
+    assert synth.make_repo(tmp_path / "again", 1) == counts
+    assert snapshot(tmp_path / "again") == snapshot(root)
+    synth.make_repo(tmp_path / "other", 1, seed=1)
+    assert snapshot(tmp_path / "other") != snapshot(root)
+
+
+def test_scale1_is_inferencex_sized(scale1: tuple[Path, dict[str, int]]) -> None:
+    _, c = scale1
+    assert 150 <= c["entries"] <= 260
+    assert c["multinode_entries"] >= 30 and c["mtp_entries"] >= 15
+    assert c["launchers"] == 19
+    assert 120 <= c["scripts"] <= 200
+    assert c["workflows"] >= 5
+    assert 8_000 <= c["yaml_lines"] <= 16_000
+
+
+def test_scale1_lints_clean(scale1: tuple[Path, dict[str, int]]) -> None:
+    root, c = scale1
+    result = lint_repo(root)
+    rules = sorted(f.rule for f in result.findings)
+    assert "missing-script" not in rules
+    assert len(rules) < 10, rules
+    assert result.stats.entries == c["entries"]
+    assert result.stats.launchers == c["launchers"]
+
+
+def test_scale1_lint_sees_a_broken_dispatch(scale1: tuple[Path, dict[str, int]], tmp_path: Path) -> None:
+    root, _ = scale1
+    broken = tmp_path / "broken"
+    for rel, data in snapshot(root).items():
+        (broken / rel).parent.mkdir(parents=True, exist_ok=True)
+        (broken / rel).write_bytes(data)
+    victim = next(p for p in sorted((broken / "benchmarks/single_node/fixed_seq_len").glob("*.sh"))
+                  if "_mtp" not in p.name)
+    victim.unlink()
+    rules = {f.rule for f in lint_repo(broken).findings}
+    assert "missing-script" in rules
+
+
+def test_scale2_doubles(scale1: tuple[Path, dict[str, int]], tmp_path: Path) -> None:
+    _, one = scale1
+    two = synth.make_repo(tmp_path / "scale-2", 2)
+    assert two["launchers"] == 2 * one["launchers"]
+    assert two["labels"] == 2 * one["labels"]
+    for key in ("entries", "scripts", "workflows", "yaml_lines"):
+        assert 1.6 <= two[key] / one[key] <= 2.4, (key, one[key], two[key])
+    result = lint_repo(tmp_path / "scale-2")
+    assert "missing-script" not in {f.rule for f in result.findings}
+    assert result.stats.entries == two["entries"]
