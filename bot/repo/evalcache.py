@@ -163,8 +163,16 @@ class _Entry:
     relevant: list[tuple[str, Val | None]]
     presence: frozenset[tuple[str, int]]
     asked: list[list[Any]]
-    result: Result
+    _result: Result | None
     raw: dict[str, Any] | None = None  # as stored (written back unchanged)
+
+    @property
+    def result(self) -> Result:
+        """Decoded on the first hit: most stored entries are never asked for."""
+        if self._result is None:
+            assert self.raw is not None
+            self._result = _result_dec(self.raw["result"])
+        return self._result
 
 
 class Store:
@@ -190,7 +198,9 @@ class Store:
                     for raw in json.loads(payload):
                         rel = [(str(n), None if v is None else _dec(v)) for n, v in raw["relevant"]]
                         pres = frozenset((str(n), int(s)) for n, s in raw["presence"])
-                        got.append(_Entry(rel, pres, raw["asked"], _result_dec(raw["result"]), raw))
+                        if not isinstance(raw["result"], dict) or not isinstance(raw["asked"], list):
+                            raise ValueError("not an entry")
+                        got.append(_Entry(rel, pres, raw["asked"], None, raw))
                 except (ValueError, KeyError, TypeError, RecursionError):
                     got.clear()  # a damaged or older file: as if empty
         return self._entries[k]
@@ -201,8 +211,12 @@ class Store:
             if all(env.get(n) == v for n, v in e.relevant) and \
                     e.presence == presence_key(env, (n for n, _ in e.presence)) and \
                     answers_hold(e.asked, fs, follow, digest):
+                try:
+                    result = e.result
+                except (ValueError, KeyError, TypeError, RecursionError):
+                    continue  # damaged: as if absent
                 self.hits += 1
-                return e.result
+                return result
         self.misses += 1
         return None
 

@@ -198,7 +198,8 @@ class _Lookup:
             return unknown("${{ " + ".".join(ref) + " }}")
         key = ".".join(ref[len(m):])
         template = self.profile.matrix_fields.get(key, "{" + key + "}")
-        memo = (template, id(self.entry), id(self.point), self.node, self.label)
+        where = (self.node, self.label) if "{@node" in template or "{@label" in template else ()
+        memo = (template, id(self.entry), id(self.point), where)
         if memo in self.fields:
             v = self.fields[memo]
         else:

@@ -104,8 +104,10 @@ def test_damaged_or_foreign_entries_are_ignored(fresh: Path, tmp_path: Path) -> 
             data[0]["result"]["paths"] = [{"C": "os.system", "v": ["true"]}]
             cache.put("eval", p.name, json.dumps(data).encode())  # a valid header over hostile data
     evalcache.reset()
-    assert _findings(root) == cold
-    assert evalcache.shared().hits == 0  # nothing usable was read
+    assert _findings(root) == cold  # the hostile entries were never used (each a miss)
+    assert evalcache.shared().misses >= len(files)
+    with pytest.raises(ValueError):
+        evalcache._dec({"C": "os.system", "v": ["true"]})  # only our own data classes are made
 
 
 def test_results_round_trip_through_json(fresh: Path, tmp_path: Path) -> None:
