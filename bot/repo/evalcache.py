@@ -242,6 +242,9 @@ class Store:
                              "result": _result_enc(e.result, memo)}
                 out.append(e.raw)
             cache.put("eval", k, json.dumps(out, separators=(",", ":")).encode())
+            for e in self._entries.get(k, []):
+                if e._result is not None:
+                    e.raw = None  # written: the decoded result is what stays in memory
         self._dirty.clear()
 
 
