@@ -21,6 +21,7 @@ from typing import Any
 from bot import gctune
 from bot.repo import evalcache
 from bot.repo import jobs as _jobs
+from bot.repo import parsed as _parsed
 from bot.repo import paths as _paths
 from bot.repo import workflows as _workflows
 from bot.repo.configs import ConfigFile, Entry, Point, Runners, load_config, load_runners
@@ -139,7 +140,7 @@ class Facts:
             return self._scripts_cache[key]
         if real not in self._scripts_cache:
             data = self.tree.read(real)
-            self._scripts_cache[real] = self.parser(real, data) if data is not None else None
+            self._scripts_cache[real] = _parsed.parse(self.parser, real, data) if data is not None else None
         return self._scripts_cache[real]
 
     def shell_files(self) -> list[str]:
@@ -320,7 +321,7 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
         real = tree.resolve(path)
         data = tree.read(path) if real is not None else None
         if real is not None and data is not None and real not in facts.syntax:
-            errors = syntax_errors(data)
+            errors = _parsed.syntax_errors(syntax_errors, data)
             if errors and _bash_accepts(data):
                 # tree-sitter-bash lacks a few constructs (e.g. ``exec 3<>/dev/tcp/...``);
                 # bash's own parser (-n: read, never execute) has the last word.

@@ -11,8 +11,10 @@ most). Each figure is the median of N runs in one process, caches cleared.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -20,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bot.config import load_config  # noqa: E402
 from bot.lint import lint  # noqa: E402
+from bot.repo import evalcache, parsed  # noqa: E402
 from bot.repo.facts import gather  # noqa: E402
 from bot.repo.tree import open_tree  # noqa: E402
 from bot.report.serve import to_json  # noqa: E402
@@ -29,8 +32,12 @@ from bot.shell import options, wordops  # noqa: E402
 
 
 def _clear() -> None:
+    """Cold: no parse, evaluation or persistent cache left from an earlier run."""
     options._STRING_CACHE.clear()
     wordops._SHIFT_CACHE.clear()
+    parsed.reset()
+    evalcache.reset()
+    os.environ["BENCHBOT_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-serve-cache-")
 
 
 def full_lint(path: str, rev: str | None) -> float:

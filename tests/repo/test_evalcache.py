@@ -122,3 +122,35 @@ def test_results_round_trip_through_json(fresh: Path, tmp_path: Path) -> None:
             back = evalcache._result_dec(json.loads(json.dumps(evalcache._result_enc(run.result))))
             assert back.paths == run.result.paths and back.relevant == run.result.relevant
             assert back.presence == run.result.presence and back.bound_hit == run.result.bound_hit
+
+
+def test_head_and_base_share_parses_of_unchanged_files(fresh: Path, tmp_path: Path) -> None:
+    from bot.repo import facts as repo_facts
+    from bot.repo import parsed
+    from bot.repo.profile import Profile
+    from bot.shell.parse import parse
+
+    seen: list[str] = []
+
+    def counting(path: str, data: bytes) -> object:
+        seen.append(path)
+        return parse(path, data)
+
+    parsed.reset()
+    base = copy_repo(FIXTURES / "workflow-env", tmp_path / "base")
+    head = copy_repo(FIXTURES / "workflow-env", tmp_path / "head")
+    launcher = head / "runners" / "launch_h200-cw.sh"
+    launcher.write_text(launcher.read_text() + "echo done\n")
+    repo_facts.gather(WorkTree(str(base)), Profile(), parser=counting)  # type: ignore[arg-type]
+    first = list(seen)
+    seen.clear()
+    facts = repo_facts.gather(WorkTree(str(head)), Profile(), parser=counting)  # type: ignore[arg-type]
+    assert first and seen == ["runners/launch_h200-cw.sh"]  # only the changed file
+    assert facts.script("runners/launch_h200-cw.sh") is not None
+    cache.disable()
+    try:
+        seen.clear()
+        repo_facts.gather(WorkTree(str(head)), Profile(), parser=counting)  # type: ignore[arg-type]
+        assert len(seen) >= len(first)  # --no-cache: nothing shared
+    finally:
+        cache.disable(False)

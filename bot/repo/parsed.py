@@ -1,0 +1,56 @@
+"""Parsed scripts shared by the lints of one process, by path and content: the head and the
+base of a pull request (``event``, ``--new-from-rev``) differ in a file or two, and parsing
+is a fifth of a lint. The IR is immutable, so sharing it is safe; at most ``MAX`` scripts
+are kept (least recently used go). Off with the cache (``--no-cache``)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Callable
+
+from bot import cache
+from bot.shell import ir
+
+MAX = 4096
+_memo: OrderedDict[tuple[str, bytes, Callable[[str, bytes], ir.Script]], ir.Script] = OrderedDict()
+
+
+def parse(parser: Callable[[str, bytes], ir.Script], path: str, data: bytes) -> ir.Script:
+    if not cache.enabled():
+        return parser(path, data)
+    key = (path, hashlib.sha1(data).digest(), parser)
+    got = _memo.get(key)
+    if got is not None:
+        _memo.move_to_end(key)
+        return got
+    got = _memo[key] = parser(path, data)
+    while len(_memo) > MAX:
+        _memo.popitem(last=False)
+    return got
+
+
+_errors: OrderedDict[tuple[bytes, Callable[[bytes], tuple[ir.ParseError, ...]]], tuple[ir.ParseError, ...]] = \
+    OrderedDict()
+
+
+def syntax_errors(check: Callable[[bytes], tuple[ir.ParseError, ...]], data: bytes) -> tuple[ir.ParseError, ...]:
+    """``check(data)`` (the syntax check of a file the analysis does not evaluate), shared
+    the same way: the errors are immutable too."""
+    if not cache.enabled():
+        return check(data)
+    key = (hashlib.sha1(data).digest(), check)
+    got = _errors.get(key)
+    if got is None:
+        got = _errors[key] = check(data)
+        while len(_errors) > MAX:
+            _errors.popitem(last=False)
+    else:
+        _errors.move_to_end(key)
+    return got
+
+
+def reset() -> None:
+    """Forget every parse (a benchmark's cold lint in the same process)."""
+    _memo.clear()
+    _errors.clear()
