@@ -27,6 +27,7 @@ from bot.repo import workflows as _workflows
 from bot.repo.configs import ConfigFile, Entry, Point, Runners, load_config, load_runners
 from bot.repo.launchenv import EnvSource
 from bot.repo.paths import PathRun
+from bot.repo.points import representatives
 from bot.repo.profile import Profile, is_unknown_env
 from bot.repo.references import scan_references
 from bot.repo.tree import Tree
@@ -386,23 +387,3 @@ def _resolve_runs(facts: Facts) -> None:
                                       result.bound_hit, where, handoffs,
                                       tuple(r for r in ran if r.name in _jobs.COPIES), result.budget_hits,
                                       result))
-
-
-def representatives(profile: Profile, points: tuple[Point, ...]) -> list[Point]:
-    """The points to evaluate: by default one per scenario, sequence length and value of
-    the ``point-keys`` fields (spec-decoding); sizing fields (tp, ep, conc, worker
-    blocks) choose resources, not scripts. ``all-points: true`` evaluates every point."""
-    if profile.all_points:
-        return list(points)
-    seen: dict[tuple[object, ...], Point] = {}
-    for p in points:
-        seen.setdefault(point_key(profile, p), p)
-    return list(seen.values())
-
-
-def point_key(profile: Profile, p: Point) -> tuple[object, ...]:
-    """Points with the same key run the same script (the run of one stands for all)."""
-    if profile.all_points:
-        return (id(p),)
-    return (p.scenario, str(p.seq.get("isl")), str(p.seq.get("osl")),
-            tuple(str(p.fields.get(k)) for k in profile.point_keys))

@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.repo.facts import Facts, Run, point_key
+from bot.repo.facts import Facts, Run
+from bot.repo.points import point_key
 from bot.rules._variants import Miss, misses
 from bot.shell.state import Dispatch, Loc
 from bot.shell.values import known

@@ -51,7 +51,8 @@ from typing import Any
 from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo import ghexpr as gx
-from bot.repo.facts import Facts, point_key
+from bot.repo.facts import Facts
+from bot.repo.points import point_key
 from bot.repo.workflows import LauncherCall
 from bot.repo.yamlfile import YMap
 from bot.shell.values import known

@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from bot.repo.configs import Entry, Point
-from bot.repo.facts import Facts, representatives
+from bot.repo.facts import Facts
+from bot.repo.points import representatives
 from bot.serve import detect, normalize, normalize_client
 from bot.serve.model import MARK, Command, File, Tok, engine_env, engine_env_var
 from bot.shell.evaluate import Handed, Loc, Result, Served
