@@ -21,8 +21,8 @@ def add_option(parser: argparse.ArgumentParser, top: bool = False) -> None:
 
 
 def apply(args: argparse.Namespace) -> None:
-    if getattr(args, "no_cache", False):
-        cache.disable()
+    """This command's ``--no-cache`` (each ``main`` call decides for itself)."""
+    cache.disable(bool(getattr(args, "no_cache", False)))
 
 
 def run(args: argparse.Namespace) -> int:

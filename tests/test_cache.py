@@ -111,3 +111,27 @@ def test_our_schemas_read_alike_by_both_validators() -> None:
     assert not schema.fast_safe({"properties": {"a": {"prefixItems": [{}]}}})  # a keyword it does not know
     assert schema.fast_safe({"properties": {"pattern": {"type": "string"}}})  # a property named like a keyword
     assert json.dumps(schema.load_schema("runners.schema.json"))  # plain JSON
+
+
+def test_cli_cache_info_clear_and_no_cache(where: Path, seed_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.cli import main
+
+    try:
+        assert main(["lint", str(seed_repo), "--no-cache", "--format", "json"]) in (0, 1)
+        assert not where.exists()  # nothing written
+        cache.disable(False)
+        assert main(["--no-cache", "lint", str(seed_repo), "--format", "json"]) in (0, 1)
+        assert not where.exists()  # the option before the command works too
+        from bot.repo import evalcache
+
+        evalcache.reset()  # earlier tests' evaluations of the seed are in this process's store
+        assert main(["lint", str(seed_repo), "--format", "json"]) in (0, 1)
+        assert cache.size()[0] > 0
+        capsys.readouterr()
+        assert main(["cache", "info"]) == 0
+        out = capsys.readouterr().out
+        assert str(where) in out and "(on)" in out
+        assert main(["cache", "clear"]) == 0
+        assert "removed" in capsys.readouterr().out and cache.size() == (0, 0)
+    finally:
+        cache.disable(False)
