@@ -7,10 +7,11 @@ import fnmatch
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bot.repo import parsed
 from bot.repo.facts import Facts, Run
 from bot.repo.workflows import EnvVar, LauncherCall
 from bot.shell.evaluate import Result
-from bot.shell.needs import Need, needs
+from bot.shell.needs import Need
 from bot.shell.state import Exited, Handed, Read
 from bot.shell.values import Val, known
 
@@ -54,11 +55,7 @@ def reads(result: Result | None) -> list[Read]:
 
 
 def script_needs(facts: Facts, script: str) -> list[Need]:
-    memo: dict[str, list[Need]] = facts.memo.setdefault("script-needs", {})
-    if script not in memo:
-        parsed = facts.script(script)
-        memo[script] = needs(parsed, frozenset(facts.profile.env_checks)) if parsed is not None else []
-    return memo[script]
+    return parsed.needs(facts, script)
 
 
 def is_runner_set(facts: Facts, name: str) -> bool:

@@ -154,3 +154,36 @@ def test_head_and_base_share_parses_of_unchanged_files(fresh: Path, tmp_path: Pa
         assert len(seen) >= len(first)  # --no-cache: nothing shared
     finally:
         cache.disable(False)
+
+
+def test_script_needs_are_kept_by_content(fresh: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.repo import parsed
+
+    calls: list[str] = []
+    real = parsed.find_needs
+
+    def counting(script: object, checks: frozenset[str]) -> object:
+        calls.append(script.path)  # type: ignore[attr-defined]
+        return real(script, checks)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parsed, "find_needs", counting)
+    root = copy_repo(FIXTURES / "workflow-env", tmp_path / "r")
+    parsed.reset()
+    cold = _findings(root)
+    assert calls  # env-not-passed asked for the needs of the scripts it hands over
+    calls.clear()
+    evalcache.reset()
+    parsed.reset()
+    assert _findings(root) == cold and calls == []  # read back, nothing parsed for them
+    script = root / _a_benchmark_script(root)
+    script.write_text(script.read_text() + "\n: \"${NEW_GUARD:?}\"\n")
+    evalcache.reset()
+    parsed.reset()
+    _findings(root)
+    assert calls == [str(script.relative_to(root))]  # the changed script only
+
+
+def _a_benchmark_script(root: Path) -> str:
+    """A benchmark script of the fixture (the launchers hand each to a container)."""
+    return next(str(p.relative_to(root)) for p in sorted((root / "benchmarks").rglob("*.sh"))
+                if "benchmark_lib" not in p.name)
