@@ -10,7 +10,7 @@ import hashlib
 import json
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from bot import cache
 from bot.shell import ir
@@ -22,47 +22,31 @@ if TYPE_CHECKING:
     from bot.repo.facts import Facts
 
 MAX = 4096
-_memo: OrderedDict[tuple[str, bytes, Callable[[str, bytes], ir.Script]], ir.Script] = OrderedDict()
+T = TypeVar("T")
+_memo: OrderedDict[tuple[object, ...], object] = OrderedDict()
 
 
-def parse(parser: Callable[[str, bytes], ir.Script], path: str, data: bytes) -> ir.Script:
+def _shared(key: tuple[object, ...], make: Callable[[], T]) -> T:
+    """``make()`` once per key while it stays among the ``MAX`` most recently used."""
     if not cache.enabled():
-        return parser(path, data)
-    key = (path, hashlib.sha1(data).digest(), parser)
-    got = _memo.get(key)
-    if got is not None:
+        return make()
+    if key in _memo:
         _memo.move_to_end(key)
-        return got
-    got = _memo[key] = parser(path, data)
+        return _memo[key]  # type: ignore[return-value]
+    got = _memo[key] = make()
     while len(_memo) > MAX:
         _memo.popitem(last=False)
     return got
 
 
-_errors: OrderedDict[tuple[bytes, Callable[[bytes], tuple[ir.ParseError, ...]]], tuple[ir.ParseError, ...]] = \
-    OrderedDict()
+def parse(parser: Callable[[str, bytes], ir.Script], path: str, data: bytes) -> ir.Script:
+    return _shared(("parse", path, hashlib.sha1(data).digest(), parser), lambda: parser(path, data))
 
 
 def syntax_errors(check: Callable[[bytes], tuple[ir.ParseError, ...]], data: bytes) -> tuple[ir.ParseError, ...]:
     """``check(data)`` (the syntax check of a file the analysis does not evaluate), shared
     the same way: the errors are immutable too."""
-    if not cache.enabled():
-        return check(data)
-    key = (hashlib.sha1(data).digest(), check)
-    got = _errors.get(key)
-    if got is None:
-        got = _errors[key] = check(data)
-        while len(_errors) > MAX:
-            _errors.popitem(last=False)
-    else:
-        _errors.move_to_end(key)
-    return got
-
-
-def reset() -> None:
-    """Forget every parse (a benchmark's cold lint in the same process)."""
-    _memo.clear()
-    _errors.clear()
+    return _shared(("syntax", hashlib.sha1(data).digest(), check), lambda: check(data))
 
 
 def needs(facts: Facts, path: str) -> list[Need]:
@@ -91,3 +75,8 @@ def needs(facts: Facts, path: str) -> list[Need]:
     memo[path] = found
     cache.put("needs", k, json.dumps([[n.name, n.loc.path, n.loc.line, n.loc.col, n.how] for n in found]).encode())
     return found
+
+
+def reset() -> None:
+    """Forget every parse and syntax check (a benchmark's cold lint in the same process)."""
+    _memo.clear()

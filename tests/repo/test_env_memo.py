@@ -12,6 +12,7 @@ from bot.repo.launchenv import EnvSource
 from bot.repo.profile import Profile
 from bot.repo.tree import WorkTree
 from tests.conftest import FIXTURES
+from tests.repo.test_workflow_facts import _write
 
 
 def _fresh(src: EnvSource, call: object, run: repo_facts.Run) -> dict[str, object]:
@@ -42,13 +43,6 @@ def test_memoized_envs_equal_fresh_renders_in_any_order() -> None:
     env = facts.envs.env_of(calls[0], run.entry, run.point, run.node, run.label)
     env["TP"] = ("999",)
     assert facts.envs.env_of(calls[0], run.entry, run.point, run.node, run.label)["TP"] != ("999",)
-
-
-def _write(root: Path, files: dict[str, str]) -> WorkTree:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return WorkTree(str(root))
 
 
 def test_an_expression_on_entry_fields_is_answered_per_entry(tmp_path: Path) -> None:
