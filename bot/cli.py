@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from bot import cli_cache, cli_compare, cli_fix, cli_serve, rules
+from bot import cli_cache, cli_compare, cli_fix, cli_history, cli_serve, rules
 from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding, Severity
 from bot.newonly import Comparison
@@ -59,9 +59,10 @@ def _parser() -> argparse.ArgumentParser:
     event.add_argument("--format", choices=FORMATS, default=None,
                        help="how the findings the PR introduces are printed (default: github annotations)")
     cli_serve.add_parser(sub)
+    cli_history.add_parser(sub)
     cli_cache.add_parser(sub)
     cli_cache.add_option(p, top=True)
-    for name in ("lint", "dispatch", "event", "serve"):
+    for name in ("lint", "dispatch", "event", "serve", "history"):
         cli_cache.add_option(sub.choices[name])
     sub.add_parser("rules", help="list the rules")
     explain = sub.add_parser("explain", help="print a rule's documentation")
@@ -113,6 +114,19 @@ def _command(args: argparse.Namespace) -> int:
     cli_cache.apply(args)
     if args.command == "cache":
         return cli_cache.run(args)
+    if args.command == "history":
+        code, out = cli_history.run(args, _rule_list)
+        if code != EXIT_OK or args.output is None:
+            sys.stdout.write(out)
+            return code
+        try:
+            with open(args.output, "w", encoding="utf-8") as fh:
+                fh.write(out)
+        except OSError as exc:
+            print(f"benchbot: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
+            return EXIT_USAGE
+        print(f"benchbot: wrote the {args.format} report to {args.output}", file=sys.stderr)
+        return EXIT_OK
     if args.command == "rules":
         for rid, module in sorted(rules.RULES.items(), key=lambda item: item[1].CODE):
             print(f"{module.CODE}  {rid:<22} {module.SEVERITY.label:<8} {module.SUMMARY}")

@@ -15,6 +15,7 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 
 class Severity(enum.IntEnum):
@@ -65,15 +66,22 @@ class Edit:
 @dataclass(frozen=True)
 class Fix:
     description: str
-    diff: str  # a unified diff with a/ and b/ paths, ``git apply`` ready
+    given: str  # the diff when there are no edits to make it from
     safe: bool = False
     edits: tuple[Edit, ...] = ()
 
     @classmethod
     def of(cls, description: str, edits: tuple[Edit, ...] | list[Edit], safe: bool = False) -> Fix:
-        """A fix from whole-file edits; the diff is made from them."""
-        edits = tuple(edits)
-        return cls(description, "".join(file_diff(e.path, e.old, e.new) for e in edits), safe, edits)
+        """A fix from whole-file edits; the diff is made from them when it is first asked for
+        (a lint that prints no diff, ``history``, never makes one)."""
+        return cls(description, "", safe, tuple(edits))
+
+    @cached_property
+    def diff(self) -> str:
+        """A unified diff with a/ and b/ paths, ``git apply`` ready."""
+        if not self.edits:
+            return self.given
+        return "".join(file_diff(e.path, e.old, e.new) for e in self.edits)
 
 
 _NO_EOL = "\\ No newline at end of file\n"

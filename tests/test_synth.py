@@ -79,3 +79,29 @@ def test_scale2_doubles(scale1: tuple[Path, dict[str, int]], tmp_path: Path) -> 
     result = lint_repo(tmp_path / "scale-2")
     assert "missing-script" not in {f.rule for f in result.findings}
     assert result.stats.entries == two["entries"]
+
+
+def test_a_synthetic_history_has_its_break_where_it_was_made(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """tests/perf/synth_history.py on a 1x repo: the script it deletes at commit 4 and brings
+    back at commit 7 is the one root cause ``history`` reports, at those commits."""
+    import json
+    import subprocess
+
+    from bot.cli import main
+    from tests.perf import synth_history
+
+    root = tmp_path / "r"
+    synth.make_repo(root, 1)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+    synth_history._commit(root, "generated", 0)
+    made = synth_history.make_history(root, 9, break_every=8, break_for=3)
+    assert made["breaks"] == 1 and sum(made.values()) == 8  # and one commit brings the script back
+    shas = subprocess.run(["git", "-C", str(root), "rev-list", "--reverse", "HEAD"], check=True, capture_output=True,
+                          text=True).stdout.split()
+    assert len(shas) == 10
+    assert main(["history", f"{shas[0]}..HEAD", str(root), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    came = [e for e in doc["root_causes"] if e["first_bad"] is not None]
+    assert [(e["rule"], e["first_bad"]["sha"], e["fixed_by"]["sha"]) for e in came] == \
+        [("missing-script", shas[4], shas[7])]
+    assert came[0]["days_open"] == 0.12  # 3 commits an hour apart

@@ -37,6 +37,7 @@ WORKFLOWS = sorted((ROOT / "workflows").glob("*.yml"))
 REVIEW = ROOT / "workflows" / "benchbot-review.yml"
 COMMANDS = ROOT / "workflows" / "benchbot-commands.yml"
 BENCH = ROOT / "workflows" / "benchbot-bench.yml"
+CACHE = ROOT / "workflows" / "benchbot-cache.yml"
 ALL_FILES = [ACTION, *WORKFLOWS]
 
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
@@ -272,6 +273,7 @@ def review_workflow_problems(workflow: dict[Any, Any]) -> list[str]:
     if not any(s.get("uses", "").startswith("actions/upload-artifact@") and "always()" in str(s.get("if", ""))
                for s in review.get("steps") or []):
         problems.append("review: no upload-artifact step with if: always()")
+    problems += cache_use_problems(review.get("steps") or [], save=False)
     upload_steps = dict((str(s.get("uses", "")).split("@")[0], s) for s in upload.get("steps") or [])
     if "actions/download-artifact" not in upload_steps:
         problems.append("upload-sarif: no download-artifact step")
@@ -279,6 +281,50 @@ def review_workflow_problems(workflow: dict[Any, Any]) -> list[str]:
     if sarif.get("category") != "benchbot":
         problems.append("upload-sarif: no github/codeql-action/upload-sarif step with category: benchbot")
     return problems
+
+
+CACHE_DIR = "${{ runner.temp }}/benchbot-cache"
+
+
+def cache_use_problems(steps: list[dict[str, Any]], save: bool) -> list[str]:
+    """benchbot's persistent cache in a job: restored (``actions/cache/restore``) before the
+    benchbot step, which reads it through BENCHBOT_CACHE_DIR; saved after it only when ``save``
+    (the default branch's push workflow), never by the combined ``actions/cache`` (which saves
+    at the end of any run, a pull request's included)."""
+    problems = []
+    uses = [str(s.get("uses", "")).split("@")[0] for s in steps]
+    if "actions/cache" in uses:
+        problems.append("actions/cache saves at the end of the job: use actions/cache/restore (and /save)")
+    if "actions/cache/restore" not in uses or "benchbot/benchbot" not in uses:
+        return problems + ["no actions/cache/restore step before benchbot"]
+    restore, bot = uses.index("actions/cache/restore"), uses.index("benchbot/benchbot")
+    if restore > bot:
+        problems.append("the cache is restored after benchbot ran")
+    if (steps[restore].get("with") or {}).get("path") != CACHE_DIR:
+        problems.append(f"restore path is not {CACHE_DIR}")
+    if (steps[bot].get("env") or {}).get("BENCHBOT_CACHE_DIR") != CACHE_DIR:
+        problems.append("the benchbot step does not read the restored cache (env BENCHBOT_CACHE_DIR)")
+    saves = [i for i, u in enumerate(uses) if u == "actions/cache/save"]
+    if not save and saves:
+        problems.append("a pull request run saves the cache (only the default branch's push may)")
+    if save and (not saves or saves[0] < bot or (steps[saves[0]].get("with") or {}).get("path") != CACHE_DIR):
+        problems.append(f"no actions/cache/save of {CACHE_DIR} after benchbot")
+    return problems
+
+
+def cache_workflow_problems(workflow: dict[Any, Any]) -> list[str]:
+    """The cache template: runs on pushes to the default branch only, reads the repo, saves."""
+    problems = []
+    on = triggers(workflow)
+    if set(on) != {"push"} or set((on.get("push") or {}).get("branches") or []) != {"main"}:
+        problems.append(f"triggers {on!r}, want only push to main")
+    jobs = workflow.get("jobs") or {}
+    if list(jobs) != ["warm"]:
+        return problems + [f"jobs {list(jobs)}, want warm"]
+    warm = jobs["warm"]
+    if warm.get("permissions") != {"contents": "read"}:
+        problems.append(f"warm permissions {warm.get('permissions')!r}")
+    return problems + cache_use_problems(warm.get("steps") or [], save=True)
 
 
 def action_problems(action: dict[Any, Any]) -> list[str]:
@@ -506,6 +552,25 @@ def test_review_workflow_structure() -> None:
     assert "pull_request" in on and "pull_request_target" not in on
     assert workflow.get("permissions", {}) == {}
     assert review_workflow_problems(workflow) == []
+
+
+def test_cache_workflow_structure() -> None:
+    assert cache_workflow_problems(load(CACHE)) == []
+
+
+def test_cache_checks_catch_a_pull_request_that_saves() -> None:
+    review = load(REVIEW)
+    steps = review["jobs"]["review"]["steps"]
+    bot = next(i for i, s in enumerate(steps) if str(s.get("uses", "")).startswith("benchbot/"))
+    steps.insert(bot + 1, {"uses": "actions/cache/save@" + "0" * 40, "with": {"path": CACHE_DIR, "key": "k"}})
+    assert "a pull request run saves the cache" in "\n".join(review_workflow_problems(review))
+    steps[bot - 1]["uses"] = "actions/cache@" + "0" * 40
+    assert "actions/cache saves at the end" in "\n".join(review_workflow_problems(review))
+    cache = load(CACHE)
+    cache["on"] = {"pull_request": None}
+    del cache["jobs"]["warm"]["steps"][-1]
+    problems = "\n".join(cache_workflow_problems(cache))
+    assert "want only push to main" in problems and "no actions/cache/save" in problems
 
 
 def test_review_workflow_queues_with_the_lint_command() -> None:

@@ -34,7 +34,7 @@ from bot.shell.values import Unk, Val
 if TYPE_CHECKING:
     from bot.repo.facts import Facts
 
-MAX_PER_KEY = 64  # entries per launcher text and options (entries x points of one repo)
+MAX_PER_KEY = 512  # entries per launcher text and options: (entry, point) envs of one launcher (InferenceX: up to 98)
 FORMAT = "2"  # positional fields
 
 # ------------------------------------------------------------------ recording
@@ -262,18 +262,20 @@ def reset() -> None:
     _SHARED = Store()
 
 
-def slot(facts: Facts, launcher: str, real: str, persist: bool) -> tuple[Store | None, str | None]:
-    """The store and the slot of a launcher's evaluations (None, None: not kept)."""
+def slot(facts: Facts, launcher: str, real: str, persist: bool, mode: str = "") -> tuple[Store | None, str | None]:
+    """The store and the slot of a launcher's evaluations (None, None: not kept). ``mode``
+    names options other than the lint's own (``"scan"``: the reference scan's)."""
     if not persist or not cache.enabled():
         return None, None
-    keys: dict[tuple[str, str], str | None] = facts.memo.setdefault("evalcache-slots", {})
-    if (launcher, real) not in keys:
+    keys: dict[tuple[str, str, str], str | None] = facts.memo.setdefault("evalcache-slots", {})
+    if (launcher, real, mode) not in keys:
         text = facts.tree.read(real)
         options = facts.memo.get("evalcache-options")
         if options is None:
             options = facts.memo["evalcache-options"] = cache.key(repr(facts.profile))
-        keys[(launcher, real)] = None if text is None else Store.slot_key(text, f"{options}\0{launcher}\0{real}")
-    k = keys[(launcher, real)]
+        keys[(launcher, real, mode)] = None if text is None else \
+            Store.slot_key(text, f"{options}\0{launcher}\0{real}" + (f"\0{mode}" if mode else ""))
+    k = keys[(launcher, real, mode)]
     return (_SHARED, k) if k is not None else (None, None)
 
 

@@ -260,7 +260,9 @@ class Facts:
 
     @cached_property
     def envs(self) -> EnvSource:
-        return EnvSource(self.tree, self.profile, self.workflows)
+        wf_key = self.memo.get("workflows-key")
+        return EnvSource(self.tree, self.profile, self.workflows,
+                         shared_key=(wf_key, repr(self.profile)) if wf_key is not None else None)
 
     def resolve_with(self, launcher: str, text: bytes, entry: Entry, point: Point, node: str,
                      label: str) -> list[Dispatch]:
@@ -298,6 +300,7 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
     """The facts of a tree. ``sinks``: evaluate with the serve sinks on (``bot.serve``);
     ``references``: scan every shell file for the scripts it names (dead-script; lint only)."""
     t0 = time.perf_counter()
+    _parsed.begin()
     facts = Facts(tree, profile, parser)
     facts.sinks = sinks
     prefetch = getattr(tree, "prefetch", None)
@@ -313,7 +316,11 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
     facts.runners = load_runners(tree, list(profile.runners))
     texts = {p: tree.text(p) or "" for p in workflow_paths}
     facts.workflow_text = "\n".join(texts.values())
-    facts.workflows = _workflows.gather(texts, profile.launcher)
+    wf_key = ("workflows", profile.launcher, *sorted(
+        (p, hashlib.sha1(t.encode("utf-8", "surrogatepass")).digest()) for p, t in texts.items()))
+    facts.memo["workflows-key"] = wf_key
+    facts.workflows = _parsed.shared(wf_key, lambda: _workflows.gather(texts, profile.launcher),
+                                     sum(map(len, texts.values())))
     commented = config_paths + facts.shell_files() + ([facts.runners.path] if facts.runners.path else [])
     facts.suppressions = parse_suppressions((p, tree.text(p) or "") for p in dict.fromkeys(commented))
     gctune.settle()  # the loaded YAML stays to the end

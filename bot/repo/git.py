@@ -13,7 +13,7 @@ from bot.repo.tree import Tree, TreeError, too_large
 STAGED = "--cached"  # ``renames(repo, rev, STAGED)``: compare with the index
 
 
-def _run_git(repo: str, *args: str, data: bytes | None = None) -> bytes:
+def run_git(repo: str, *args: str, data: bytes | None = None) -> bytes:
     try:
         proc = subprocess.run(["git", "-C", repo, *args], input=data, capture_output=True, check=False)
     except OSError as exc:
@@ -27,7 +27,7 @@ def _batch(repo: str, shas: list[str]) -> list[bytes | None]:
     """Many blobs with one ``git cat-file --batch``; None for a missing one."""
     if not shas:
         return []
-    data = _run_git(repo, "cat-file", "--batch", data="".join(s + "\n" for s in shas).encode())
+    data = run_git(repo, "cat-file", "--batch", data="".join(s + "\n" for s in shas).encode())
     out: list[bytes | None] = []
     pos = 0
     for _ in shas:
@@ -46,7 +46,7 @@ def _batch(repo: str, shas: list[str]) -> list[bytes | None]:
 def has_commit(repo: str, rev: str) -> bool:
     """Whether ``rev`` names a commit of ``repo`` (False for HEAD before the first commit)."""
     try:
-        _run_git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+        run_git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
     except TreeError:
         return False
     return True
@@ -62,7 +62,7 @@ def renames(repo: str, old_rev: str, new: str | None = None) -> dict[str, str]:
             old_rev]
     if new is not None:
         args.append(new)
-    raw = _run_git(repo, *args, "--").split(b"\0")
+    raw = run_git(repo, *args, "--").split(b"\0")
     out: dict[str, str] = {}
     i = 0
     while i < len(raw):
@@ -89,15 +89,26 @@ class _BlobTree(Tree):
     _blobs: dict[str, str]
     _cache: dict[str, bytes]
 
+    _known: dict[str, bytes] | None = None  # blobs by sha read before (``history``: the last commit's)
+
     def _cat(self, shas: list[str]) -> list[bytes | None]:
-        return _batch(self.repo, shas)
+        known = self._known
+        if not known:
+            return _batch(self.repo, shas)
+        missing = [s for s in dict.fromkeys(shas) if s not in known]
+        got = dict(zip(missing, _batch(self.repo, missing)))
+        return [known[s] if s in known else got[s] for s in shas]
+
+    def blobs_read(self) -> dict[str, bytes]:
+        """The blobs read so far, by sha (for the next tree of a walk over commits)."""
+        return {self._blobs[p]: data for p, data in self._cache.items() if p in self._blobs}
 
     @cached_property
     def _sizes(self) -> dict[str, int]:
         """Path -> blob size, for every blob (one ``git cat-file --batch-check``)."""
         _ = self._entries
         paths = list(self._blobs)
-        data = _run_git(self.repo, "cat-file", "--batch-check",
+        data = run_git(self.repo, "cat-file", "--batch-check",
                         data="".join(self._blobs[p] + "\n" for p in paths).encode())
         out: dict[str, int] = {}
         for p, line in zip(paths, data.splitlines()):
@@ -139,7 +150,7 @@ class IndexTree(_BlobTree):
     def __init__(self, repo: str) -> None:
         self.repo = repo
         try:
-            top = _run_git(repo, "rev-parse", "--show-toplevel").decode("utf-8", "surrogateescape").strip()
+            top = run_git(repo, "rev-parse", "--show-toplevel").decode("utf-8", "surrogateescape").strip()
         except TreeError as exc:
             raise TreeError(f"{repo}: no git index to read ({exc})") from None
         self.root = top or os.path.abspath(repo)
@@ -148,7 +159,7 @@ class IndexTree(_BlobTree):
 
     @cached_property
     def _entries(self) -> dict[str, str | None]:
-        raw = _run_git(self.root, "ls-files", "-s", "-z", "--full-name")
+        raw = run_git(self.root, "ls-files", "-s", "-z", "--full-name")
         out: dict[str, str | None] = {}
         links: list[str] = []
         unmerged: list[str] = []
@@ -178,9 +189,10 @@ class IndexTree(_BlobTree):
 class GitTree(_BlobTree):
     """A git revision, read with ``git ls-tree`` and ``git cat-file --batch``."""
 
-    def __init__(self, repo: str, rev: str) -> None:
+    def __init__(self, repo: str, rev: str, known: dict[str, bytes] | None = None) -> None:
         self.repo = repo
         self.rev = rev
+        self._known = known
         self.root = f"{repo}@{rev}"
         try:
             self.commit = self._git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").decode().strip()
@@ -190,7 +202,7 @@ class GitTree(_BlobTree):
         self._cache: dict[str, bytes] = {}
 
     def _git(self, *args: str, data: bytes | None = None) -> bytes:
-        return _run_git(self.repo, *args, data=data)
+        return run_git(self.repo, *args, data=data)
 
     @cached_property
     def _entries(self) -> dict[str, str | None]:

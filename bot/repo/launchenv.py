@@ -18,6 +18,7 @@ from functools import cached_property
 from bot.repo import wfenv
 from bot.repo.configs import Entry, Point
 from bot.repo.envrender import additional_settings
+from bot.repo.parsed import shared
 from bot.repo.profile import Profile, build_env, render
 from bot.repo.references import linear
 from bot.repo.tree import Tree
@@ -42,6 +43,31 @@ class EnvSource:
     _envs: dict[tuple[int, str | None, int, str, str], dict[str, Val]] = field(default_factory=dict)
     _fields: dict[tuple[object, ...], object] = field(default_factory=dict)  # wfenv.render_env's memo
     _calls: dict[tuple[int, int, str, str], LauncherCall | None] = field(default_factory=dict)  # call_for
+    # Shared with the next lint (``bot.repo.parsed.shared``) when set: what the renders depend on
+    # besides the entry and the point (the workflows' texts, the profile). Keyed by content then.
+    shared_key: tuple[object, ...] | None = None
+    _content: dict[int, object] = field(default_factory=dict)  # id(entry or point) -> its content key
+
+    def _across(self, what: str, call: LauncherCall, entry: Entry | None, point: Point | None,
+                *rest: object) -> tuple[object, ...] | None:
+        """The key of a render shared across lints: by the call's place among the workflows'
+        calls, the entry's and point's contents (never their positions: a render holds none)."""
+        if self.shared_key is None or entry is None or point is None:
+            return None
+        index = self._content.get(id(self.workflows))
+        if index is None:
+            index = self._content[id(self.workflows)] = {id(c): i for i, c in enumerate(self.workflows.calls)}
+        assert isinstance(index, dict)
+        at = index.get(id(call))
+        if at is None:
+            return None
+        e = self._content.get(id(entry))
+        if e is None:
+            e = self._content[id(entry)] = (entry.name, repr(entry.fields))
+        p = self._content.get(id(point))
+        if p is None:
+            p = self._content[id(point)] = (point.scenario, repr(point.fields), repr(point.seq))
+        return (what, self.shared_key, at, e, p, *rest)
 
     def sweep(self, multinode: bool) -> wfenv.Sweep:
         if multinode not in self._sweeps:
@@ -65,15 +91,22 @@ class EnvSource:
         known and differ, the generator routes the point elsewhere."""
         key = (call.name, entry.name, point.scenario, point.pos.line)
         if key not in self._applies:
-            names = self.scenario_vars()
-            env = self.env_of(call, entry, point, node, label, names)
-            templates = {**self.profile.env_common,
-                         **(self.profile.env_multi if entry.multinode else self.profile.env_single)}
-            table = {n: render(templates[n], entry, point, node, label) for n in names if n in templates}
-            self._applies[key] = not any(
-                known(env[n]) is not None and v and known(v) is not None and known(env[n]) != known(v)
-                for n, v in table.items() if n in env)
+            across = self._across("applies", call, entry, point, node, label)
+            if across is not None:
+                self._applies[key] = shared(across, lambda: self._applies_now(call, entry, point, node, label))
+            else:
+                self._applies[key] = self._applies_now(call, entry, point, node, label)
         return self._applies[key]
+
+    def _applies_now(self, call: LauncherCall, entry: Entry, point: Point, node: str, label: str) -> bool:
+        names = self.scenario_vars()
+        env = self.env_of(call, entry, point, node, label, names)
+        templates = {**self.profile.env_common,
+                     **(self.profile.env_multi if entry.multinode else self.profile.env_single)}
+        table = {n: render(templates[n], entry, point, node, label) for n in names if n in templates}
+        return not any(
+            known(env[n]) is not None and v and known(v) is not None and known(env[n]) != known(v)
+            for n, v in table.items() if n in env)
 
     @cached_property
     def _scenario_vars(self) -> tuple[str, ...]:
@@ -108,9 +141,17 @@ class EnvSource:
         key = (id(call), entry.name if entry is not None else None, id(point), node, label)
         env = self._envs.get(key)
         if env is None and names is not None:
-            return self._render(call, entry, point, node, label, frozenset(names))
+            wanted = frozenset(names)
+            across = self._across("some", call, entry, point, node, label, wanted)
+            if across is None:
+                return self._render(call, entry, point, node, label, wanted)
+            return dict(shared(across, lambda: self._render(call, entry, point, node, label, wanted)))
         if env is None:
-            env = self._envs[key] = self._render(call, entry, point, node, label, None)
+            across = self._across("env", call, entry, point, node, label)
+            if across is not None:  # never changed: callers get copies
+                env = self._envs[key] = shared(across, lambda: self._render(call, entry, point, node, label, None))
+            else:
+                env = self._envs[key] = self._render(call, entry, point, node, label, None)
         if names is not None:
             return {n: env[n] for n in names if n in env}
         return dict(env)

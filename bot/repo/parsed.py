@@ -1,8 +1,14 @@
-"""Parsed scripts shared by the lints of one process, by path and content: the head and the
-base of a pull request (``event``, ``--new-from-rev``) differ in a file or two, and parsing
-is a fifth of a lint. The IR is immutable, so sharing it is safe; at most ``MAX`` scripts
-are kept (least recently used go). A script's ``needs`` are kept in the persistent cache by
-its text. Off with the cache (``--no-cache``)."""
+"""Parses shared by the lints of one process, by content: scripts (IR and syntax checks),
+YAML documents (``bot.repo.yamlfile``) and the workflows' launcher calls. The head and the
+base of a pull request (``event``, ``--new-from-rev``) differ in a file or two, and so do
+consecutive commits (``history``); parsing and loading are a third of a lint. What is
+shared is never changed by its readers, so sharing it is safe.
+
+What is kept is what the last two lints used (``begin`` starts a lint): a lint needs
+what its predecessor parsed, not what the one before that did, so memory stays near one
+tree's whatever the number of lints; ``MAX`` entries and ``MAX_BYTES`` of input bound it
+within a lint. A script's ``needs`` are kept in the persistent cache by its text. Off with
+the cache (``--no-cache``)."""
 
 from __future__ import annotations
 
@@ -10,7 +16,7 @@ import hashlib
 import json
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot import cache
 from bot.shell import ir
@@ -21,32 +27,53 @@ from bot.shell.state import Loc
 if TYPE_CHECKING:
     from bot.repo.facts import Facts
 
-MAX = 4096
+MAX = 16384  # entries
+MAX_BYTES = 256 << 20  # and the inputs they were made from
 T = TypeVar("T")
-_memo: OrderedDict[tuple[object, ...], object] = OrderedDict()
+_memo: OrderedDict[tuple[object, ...], list[Any]] = OrderedDict()  # key -> [input size, lint, value]
+_bytes = 0
+_lint = 0
 
 
-def _shared(key: tuple[object, ...], make: Callable[[], T]) -> T:
-    """``make()`` once per key while it stays among the ``MAX`` most recently used."""
+def begin() -> None:
+    """A lint starts: forget what neither it nor the last lint is likely to need (entries
+    the lint before last used, and older ones)."""
+    global _lint, _bytes
+    _lint += 1
+    while _memo:
+        key, (size, used, _) = next(iter(_memo.items()))
+        if used >= _lint - 1:
+            break
+        del _memo[key]
+        _bytes -= size
+
+
+def shared(key: tuple[object, ...], make: Callable[[], T], size: int = 0) -> T:
+    """``make()`` once per key while it is kept (``size``: the bytes it is made from)."""
+    global _bytes
     if not cache.enabled():
         return make()
-    if key in _memo:
+    got = _memo.get(key)
+    if got is not None:
         _memo.move_to_end(key)
-        return _memo[key]  # type: ignore[return-value]
-    got = _memo[key] = make()
-    while len(_memo) > MAX:
-        _memo.popitem(last=False)
-    return got
+        got[1] = _lint
+        return got[2]  # type: ignore[no-any-return]
+    value = make()
+    _memo[key] = [size, _lint, value]
+    _bytes += size
+    while len(_memo) > MAX or (_bytes > MAX_BYTES and len(_memo) > 1):
+        _bytes -= _memo.popitem(last=False)[1][0]
+    return value
 
 
 def parse(parser: Callable[[str, bytes], ir.Script], path: str, data: bytes) -> ir.Script:
-    return _shared(("parse", path, hashlib.sha1(data).digest(), parser), lambda: parser(path, data))
+    return shared(("parse", path, hashlib.sha1(data).digest(), parser), lambda: parser(path, data), len(data))
 
 
 def syntax_errors(check: Callable[[bytes], tuple[ir.ParseError, ...]], data: bytes) -> tuple[ir.ParseError, ...]:
     """``check(data)`` (the syntax check of a file the analysis does not evaluate), shared
     the same way: the errors are immutable too."""
-    return _shared(("syntax", hashlib.sha1(data).digest(), check), lambda: check(data))
+    return shared(("syntax", hashlib.sha1(data).digest(), check), lambda: check(data), len(data))
 
 
 def needs(facts: Facts, path: str) -> list[Need]:
@@ -79,4 +106,6 @@ def needs(facts: Facts, path: str) -> list[Need]:
 
 def reset() -> None:
     """Forget every parse and syntax check (a benchmark's cold lint in the same process)."""
+    global _bytes
     _memo.clear()
+    _bytes = 0

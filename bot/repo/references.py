@@ -8,7 +8,9 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Any
 
+from bot.repo import evalcache
 from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Sourced
+from bot.shell.options import Options, Result
 from bot.shell.values import known, leading, re2_compile, to_regex
 
 if TYPE_CHECKING:
@@ -70,10 +72,9 @@ def scan_references(facts: Facts, fs: FileSystem) -> None:
     opts.follow = None
     launchers = set(facts.launcher_files)
     for path in dynamic:
-        script = facts.script(path)
-        if script is None:
+        result = _scan(facts, fs, opts, path)
+        if result is None:
             continue
-        result = Evaluator(fs, opts).run(script, {}, argv0=path)
         if result.budget_hits:
             facts.scan_budget_hits[path] = result.budget_hits
         for p in result.paths:
@@ -88,6 +89,24 @@ def scan_references(facts: Facts, fs: FileSystem) -> None:
                 head = leading(e.target)
                 if "/" in head and not head.startswith("/"):
                     facts.referenced_patterns.append((to_regex(e.target), path, e.loc.line))
+
+
+def _scan(facts: Facts, fs: FileSystem, opts: Options, path: str) -> Result | None:
+    """The scan-mode evaluation of one file, kept across lints like a launcher's
+    (``bot.repo.evalcache``: same text, same answers from the tree); None: no script."""
+    store, k = evalcache.slot(facts, path, facts.tree.resolve(path) or path, persist=True, mode="scan")
+    if store is not None and k is not None:
+        kept = store.lookup(k, {}, fs, None, facts.digest)
+        if kept is not None:
+            return kept
+    script = facts.script(path)
+    if script is None:
+        return None
+    recorder = evalcache.Recorder(fs, facts.digest) if k is not None else None
+    result = Evaluator(recorder or fs, opts).run(script, {}, argv0=path)
+    if store is not None and k is not None and recorder is not None:
+        store.add(k, {}, result, recorder.asked)
+    return result
 
 
 # Patterns run over the repo's text: linear-time (re2), never a backtracking engine.

@@ -16,6 +16,7 @@ import functools
 import glob
 import os
 import posixpath
+import re
 import stat
 from collections.abc import Iterable
 from functools import cached_property
@@ -60,15 +61,28 @@ class Tree:
                 d = posixpath.dirname(d)
         return frozenset(dirs)
 
+    @cached_property
+    def _sorted(self) -> tuple[str, ...]:
+        return tuple(sorted(self._entries))
+
+    @cached_property
+    def _globs(self) -> dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[str, ...]]:
+        return {}
+
     def files(self) -> list[str]:
         """Every file path (links included), sorted."""
-        return sorted(self._entries)
+        return list(self._sorted)
 
     def glob(self, patterns: Iterable[str], exclude: Iterable[str] = ()) -> list[str]:
         """Paths matching any pattern (``**`` crosses folders), minus excluded ones."""
-        pats = [_compile(p) for p in patterns]
-        excl = [_compile(p) for p in exclude]
-        return [f for f in self.files() if any(m(f) for m in pats) and not any(m(f) for m in excl)]
+        key = (tuple(patterns), tuple(exclude))
+        got = self._globs.get(key)
+        if got is None:
+            pats = [_compile(p) for p in key[0]]
+            excl = [_compile(p) for p in key[1]]
+            got = self._globs[key] = tuple(f for f in self._sorted if any(m(f) for m in pats)
+                                           and not any(m(f) for m in excl))
+        return list(got)
 
     def resolve(self, path: str) -> str | None:
         """The real file a path names, following links; None if it does not exist."""
@@ -147,8 +161,14 @@ class _Matcher:
         if "**/" in pattern:
             self.variants.add(pattern.replace("**/", ""))
 
+        # fnmatch's own translation (its ``*`` crosses ``/`` too), all variants in one pattern,
+        # and the literal start every match has, looked at first
+        self._match = re.compile("|".join(f"(?:{fnmatch.translate(v.replace('**', '*'))})"
+                                          for v in sorted(self.variants))).match
+        self._start = os.path.commonprefix([re.split(r"[*?\[]", v, maxsplit=1)[0] for v in self.variants])
+
     def __call__(self, path: str) -> bool:
-        return any(fnmatch.fnmatchcase(path, v.replace("**", "*")) for v in self.variants)
+        return path.startswith(self._start) and self._match(path) is not None
 
 
 class WorkTree(Tree):

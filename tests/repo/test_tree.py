@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.repo.git import GitTree
-from bot.repo.tree import TreeError, WorkTree
+from bot.repo.tree import TreeError, WorkTree, glob_match
 from tests.conftest import FIXTURES, copy_repo, git
 
 
@@ -168,3 +171,27 @@ def test_a_lint_of_a_revision_reads_its_blobs_in_one_batch(tmp_path: Path, monke
     want = lint(work, load_config(work))
     assert [f.fingerprint for f in got.findings] == [f.fingerprint for f in want.findings]
     assert got.facts.referenced.keys() == want.facts.referenced.keys()
+
+
+_PART = st.text(alphabet="ab./*?[]!-", min_size=0, max_size=8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(pattern=st.lists(_PART, min_size=1, max_size=3).map("**/".join), path=st.text(alphabet="ab./-", max_size=12))
+def test_glob_match_is_fnmatch_with_double_star_folders(pattern: str, path: str) -> None:
+    """The one-regex matcher (with its literal-start check) says what the definition says:
+    fnmatch of the pattern, or of it with every ``**/`` dropped, ``**`` read as ``*``."""
+    variants = {pattern, pattern.replace("**/", "")}
+    want = any(fnmatch.fnmatchcase(path, v.replace("**", "*")) for v in variants)
+    assert glob_match(pattern, path) is want
+
+
+def test_glob_results_are_kept_per_tree_and_copied(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    for name in ("a/x.sh", "a/y.sh", "b.sh"):
+        (tmp_path / name).write_text("")
+    tree = WorkTree(str(tmp_path))
+    got = tree.glob(["a/*.sh"])
+    got.append("mine")  # a caller's list is its own
+    assert tree.glob(["a/*.sh"]) == ["a/x.sh", "a/y.sh"]
+    assert tree.glob(["**/*.sh"], ["a/y.sh"]) == ["a/x.sh", "b.sh"]
