@@ -81,7 +81,8 @@ def test_scale2_doubles(scale1: tuple[Path, dict[str, int]], tmp_path: Path) -> 
     assert result.stats.entries == two["entries"]
 
 
-def test_a_synthetic_history_has_its_break_where_it_was_made(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_synthetic_history_has_its_break_where_it_was_made(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
     """tests/perf/synth_history.py on a 1x repo: the script it deletes at commit 4 and brings
     back at commit 7 is the one root cause ``history`` reports, at those commits."""
     import json

@@ -232,8 +232,8 @@ class Store:
 
     def flush(self) -> None:
         """Write the changed slots to the persistent cache (one file each)."""
-        memo: dict[int, Any] = {}
         for k in sorted(self._dirty):
+            memo: dict[int, Any] = {}  # one slot's shared values (kept across slots, all of them stayed)
             out = []
             for e in self._entries.get(k, []):
                 if e.raw is None:

@@ -10,6 +10,7 @@ benchmark template mentions, as before the workflows were read.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ class EnvSource:
     # both live as long as the facts)
     _envs: dict[tuple[int, str | None, int, str, str], dict[str, Val]] = field(default_factory=dict)
     _fields: dict[tuple[object, ...], object] = field(default_factory=dict)  # wfenv.render_env's memo
+    _values: dict[Val, Val] = field(default_factory=dict)  # and its one copy of each value
     _calls: dict[tuple[int, int, str, str], LauncherCall | None] = field(default_factory=dict)  # call_for
     # Shared with the next lint (``bot.repo.parsed.shared``) when set: what the renders depend on
     # besides the entry and the point (the workflows' texts, the profile). Keyed by content then.
@@ -63,10 +65,11 @@ class EnvSource:
             return None
         e = self._content.get(id(entry))
         if e is None:
-            e = self._content[id(entry)] = (entry.name, repr(entry.fields))
+            e = self._content[id(entry)] = (entry.name, hashlib.sha1(repr(entry.fields).encode()).digest())
         p = self._content.get(id(point))
         if p is None:
-            p = self._content[id(point)] = (point.scenario, repr(point.fields), repr(point.seq))
+            text = repr((point.scenario, point.fields, point.seq))
+            p = self._content[id(point)] = hashlib.sha1(text.encode()).digest()
         return (what, self.shared_key, at, e, p, *rest)
 
     def sweep(self, multinode: bool) -> wfenv.Sweep:
@@ -158,7 +161,8 @@ class EnvSource:
 
     def _render(self, call: LauncherCall, entry: Entry | None, point: Point | None, node: str,
                 label: str, names: frozenset[str] | None) -> dict[str, Val]:
-        env = wfenv.render_env(call, self.profile, entry, point, node, label, self.workflows, names, self._fields)
+        env = wfenv.render_env(call, self.profile, entry, point, node, label, self.workflows, names, self._fields,
+                               self._values)
         if entry is not None and point is not None:
             for name, value in additional_settings(entry, point).items():
                 if names is None or name in names:
