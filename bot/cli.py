@@ -115,17 +115,13 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "cache":
         return cli_cache.run(args)
     if args.command == "history":
-        code, out = cli_history.run(args, _rule_list)
+        code, out, summary = cli_history.run(args, _rule_list)
         if code != EXIT_OK or args.output is None:
             sys.stdout.write(out)
             return code
-        try:
-            with open(args.output, "w", encoding="utf-8") as fh:
-                fh.write(out)
-        except OSError as exc:
-            print(f"benchbot: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
+        if not _write(args.output, out):
             return EXIT_USAGE
-        print(f"benchbot: wrote the {args.format} report to {args.output}", file=sys.stderr)
+        print(f"benchbot: wrote the {args.format} report to {args.output}: {visible(summary)}")
         return EXIT_OK
     if args.command == "rules":
         for rid, module in sorted(rules.RULES.items(), key=lambda item: item[1].CODE):
@@ -258,6 +254,17 @@ def _event(args: argparse.Namespace) -> int:
     return out.code
 
 
+def _write(path: str, text: str) -> bool:
+    """Write a report to ``path``; False (and why, on stderr) when it cannot be written."""
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        print(f"benchbot: cannot write {path}: {exc.strerror}", file=sys.stderr)
+        return False
+    return True
+
+
 def _rule_list(text: str | None) -> frozenset[str] | None:
     if text is None:
         return None
@@ -364,19 +371,11 @@ def _lint(args: argparse.Namespace) -> int:
     if fix_report:  # what --fix changed: before the report in text, on stderr for the machine formats
         print("\n".join(fix_report), file=sys.stdout if fmt == "text" and args.output is None else sys.stderr)
     if args.sarif_file is not None:
-        try:
-            with open(args.sarif_file, "w", encoding="utf-8") as fh:
-                # repo-relative URIs, as GitHub code scanning wants them
-                fh.write(_render("sarif", findings, stats, root, None, False, False))
-        except OSError as exc:
-            print(f"benchbot: cannot write {args.sarif_file}: {exc.strerror}", file=sys.stderr)
+        # repo-relative URIs, as GitHub code scanning wants them
+        if not _write(args.sarif_file, _render("sarif", findings, stats, root, None, False, False)):
             return EXIT_USAGE
     if args.output is not None:
-        try:
-            with open(args.output, "w", encoding="utf-8") as fh:
-                fh.write(out)
-        except OSError as exc:
-            print(f"benchbot: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
+        if not _write(args.output, out):
             return EXIT_USAGE
         print(f"benchbot: wrote the {fmt} report to {args.output}: "
               f"{text_report.summary(findings, stats, compared=compared)}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from bot import history as _history
@@ -51,19 +51,20 @@ class Policy:
         return conf
 
 
-def run(args: argparse.Namespace, rule_list: object) -> tuple[int, str]:
-    """(exit code, the report); problems with the options or the range go to stderr."""
+def run(args: argparse.Namespace, rule_list: Callable[[str | None], frozenset[str] | None]) -> tuple[int, str, str]:
+    """(exit code, the report, its summary line); problems with the options or the range go
+    to stderr. ``rule_list``: the CLI's reader of ``--select``/``--ignore`` (ConfigError)."""
     if args.jobs < 1:
         print("benchbot: --jobs needs a number of at least 1", file=sys.stderr)
-        return EXIT_USAGE, ""
+        return EXIT_USAGE, "", ""
     try:
-        policy = Policy(rule_list(args.select), rule_list(args.ignore) or frozenset())  # type: ignore[operator]
+        policy = Policy(rule_list(args.select), rule_list(args.ignore) or frozenset())
         conf = load_config(open_tree(args.path), args.config) if args.config else None
         start, end, commits = _history.commits(args.path, args.range, args.first_parent)
         moves = _history.renames(args.path, args.range, args.first_parent)
     except (TreeError, ConfigError, ValueError) as exc:
         print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
-        return EXIT_USAGE, ""
+        return EXIT_USAGE, "", ""
     h = _history.History(args.range, args.first_parent, start, end, commits)
     tracker = _history.Tracker(start, args.first_parent, moves, lambda p, c: _renames(args.path, p, c))
     tracker.expect(commits)
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace, rule_list: object) -> tuple[int, str]:
     from bot.report import history as report
 
     render = {"text": report.text, "json": report.as_json, "markdown": report.as_markdown}[args.format]
-    return EXIT_OK, render(h)
+    return EXIT_OK, render(h), report.summary(h)
 
 
 def _renames(repo: str, parent: str, commit: str) -> dict[str, str]:
