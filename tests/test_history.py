@@ -342,3 +342,13 @@ def test_a_walk_finds_at_each_commit_what_a_fresh_lint_finds(story: tuple[Path, 
         assert walked[sha] == alone
         assert [(f.line, f.message, f.related) for f in walked[sha] or []] == \
             [(f.line, f.message, f.related) for f in alone]
+
+
+def test_a_long_subject_is_shortened_in_text_only() -> None:
+    from bot.report.history import _short
+
+    long = "entry|" + "x" * 200 + "|the/end.sh"
+    short = _short(long)
+    assert len(short) == 100 and short.startswith("entry|xxx") and short.endswith("x|the/end.sh")
+    assert "\u2026" in short
+    assert _short("short") == "short"

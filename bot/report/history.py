@@ -23,6 +23,11 @@ def subject(e: Episode) -> str:
     return e.finding.key or e.finding.path
 
 
+def _short(text: str, width: int = 100) -> str:
+    """A long subject shown by its two ends (JSON has it whole)."""
+    return text if len(text) <= width else text[: width * 3 // 5] + "\u2026" + text[-(width * 2 // 5 - 1):]
+
+
 def _entries(e: Episode, limit: int = 2) -> str:
     names = e.finding.entries
     if not names:
@@ -51,7 +56,7 @@ def text(h: History) -> str:
     for e in h.episodes:
         rows.append((f"{e.first_bad.short} {_date(e.first_bad)}" if e.first_bad else "(before)",
                      f"{e.fixed_by.short} {_date(e.fixed_by)}" if e.fixed_by else "open",
-                     _days(h, e), e.finding.rule, visible(subject(e)), visible(_entries(e))))
+                     _days(h, e), e.finding.rule, visible(_short(subject(e))), visible(_entries(e))))
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r[:5], widths)) + "  " + r[5] for r in rows]
     out = [f"benchbot history {visible(h.spec)}" + (" --first-parent" if h.first_parent else "")]
