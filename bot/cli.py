@@ -334,7 +334,11 @@ def _lint(args: argparse.Namespace) -> int:
         print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     tree.limit(conf.max_file_bytes)
-    result = lint(tree, conf)
+    try:
+        result = lint(tree, conf)
+    except TreeError as exc:  # git could not give a blob the tree names
+        print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
     fix_report: list[str] = []
     if cli_fix.wanted(args):
         from bot.fix import FixError

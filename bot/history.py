@@ -185,7 +185,10 @@ def lint_commit(repo: str, sha: str, conf: Config | None, adjust: Callable[[Conf
         return Linted(sha, None, f"its configuration does not load: {exc}"), tree.blobs_read()
     except TreeError as exc:
         return Linted(sha, None, str(exc)), {}
-    result = lint(tree, used)
+    try:
+        result = lint(tree, used)
+    except TreeError as exc:  # git could not give a blob (a shallow or damaged clone)
+        return Linted(sha, None, str(exc)), {}
     return Linted(sha, [replace(f, fix=None) for f in result.findings]), tree.blobs_read()
 
 

@@ -352,3 +352,39 @@ def test_a_long_subject_is_shortened_in_text_only() -> None:
     assert len(short) == 100 and short.startswith("entry|xxx") and short.endswith("x|the/end.sh")
     assert "\u2026" in short
     assert _short("short") == "short"
+
+
+def test_a_commit_git_cannot_read_is_reported(story: tuple[Path, dict[str, str]],
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A blob gone from the object store (a damaged clone): that commit is "not linted", the
+    others are, and nothing raises."""
+    repo, c = story
+    launcher = repo / "runners" / "launch_mi355x-amds.sh"
+    text = launcher.read_text()
+    launcher.write_text(text + "# a note\n")
+    damaged = _commit(repo, "a note", T0 + 10 * DAY)
+    launcher.write_text(text)
+    _commit(repo, "no note", T0 + 11 * DAY)
+    blob = _git(repo, "rev-parse", f"{damaged}:runners/launch_mi355x-amds.sh")
+    obj = repo / ".git" / "objects" / blob[:2] / blob[2:]
+    obj.chmod(0o644)
+    obj.unlink()
+    code, out, err = _history(capsys, f"{c['c5']}..main", str(repo), "--format", "json")
+    assert code == 0 and "Traceback" not in err
+    doc = json.loads(out)
+    assert [s["commit"]["sha"] for s in doc["skipped"]] == [damaged]
+    assert "git has no object" in doc["skipped"][0]["reason"]
+    assert doc["linted"] == 2  # the start and the last commit
+    assert [e["fixed_by"] for e in doc["root_causes"]] == [None]
+
+
+def test_lint_of_a_damaged_revision_is_a_clear_error(story: tuple[Path, dict[str, str]],
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    repo, c = story
+    blob = _git(repo, "rev-parse", f"{c['c5']}:{MI300X}")
+    obj = repo / ".git" / "objects" / blob[:2] / blob[2:]
+    obj.chmod(0o644)
+    obj.unlink()
+    code = main(["lint", str(repo), "--rev", c["c5"]])
+    _, err = capsys.readouterr()
+    assert code == 2 and f"{MI300X}: git has no object {blob}" in err and "internal error" not in err

@@ -135,9 +135,11 @@ class _BlobTree(Tree):
         _ = self._entries
         if path not in self._cache:
             sha = self._blobs.get(path)
-            data = self._cat([sha])[0] if sha is not None else None
-            if data is None:
+            if sha is None:
                 return None
+            data = self._cat([sha])[0]
+            if data is None:  # the tree names it, the object store lacks it
+                raise TreeError(f"{path}: git has no object {sha} (a damaged or partial clone)")
             self._cache[path] = data
         return self._cache[path]
 
