@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 from bot import history as _history
 from bot.config import Config, ConfigError, load_config
+from bot.repo.git import renames
 from bot.repo.tree import TreeError, open_tree
 from bot.report import visible
 
@@ -61,12 +62,12 @@ def run(args: argparse.Namespace, rule_list: Callable[[str | None], frozenset[st
         policy = Policy(rule_list(args.select), rule_list(args.ignore) or frozenset())
         conf = load_config(open_tree(args.path), args.config) if args.config else None
         start, end, commits = _history.commits(args.path, args.range, args.first_parent)
-        moves = _history.renames(args.path, args.range, args.first_parent)
+        moves = _history.renames(args.path, start, end, args.first_parent)
     except (TreeError, ConfigError, ValueError) as exc:
         print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE, "", ""
     h = _history.History(args.range, args.first_parent, start, end, commits)
-    tracker = _history.Tracker(start, args.first_parent, moves, lambda p, c: _renames(args.path, p, c))
+    tracker = _history.Tracker(start, args.first_parent, moves, lambda p, c: renames(args.path, p, c))
     tracker.expect(commits)
     in_range = {c.sha for c in commits}
     parents = (p for c in commits for p in (c.parents[:1] if args.first_parent else c.parents))
@@ -90,12 +91,6 @@ def run(args: argparse.Namespace, rule_list: Callable[[str | None], frozenset[st
 
     render = {"text": report.text, "json": report.as_json, "markdown": report.as_markdown}[args.format]
     return EXIT_OK, render(h), report.summary(h)
-
-
-def _renames(repo: str, parent: str, commit: str) -> dict[str, str]:
-    from bot.repo.git import renames
-
-    return renames(repo, parent, commit)
 
 
 def _lint(repo: str, shas: list[str], conf: Config | None, policy: Policy, jobs: int) -> Iterator[_history.Linted]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 
 from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding
-from bot.repo.git import GitTree, run_git
+from bot.repo.git import GitTree, name_status_renames, run_git
 from bot.repo.tree import TreeError
 
 MAX_COMMITS = 100_000  # a range larger than this is refused (say a smaller one)
@@ -125,8 +125,7 @@ def commits(repo: str, spec: str, first_parent: bool) -> tuple[Commit | None, Co
     end_sha = _commit(repo, end_rev)
     start_sha = _commit(repo, start_rev) if start_rev is not None else None
     order = ["--topo-order", "--reverse"] + (["--first-parent"] if first_parent else [])
-    listed = _log(repo, *order, f"--max-count={MAX_COMMITS + 1}", end_sha, *([f"^{start_sha}"] if start_sha else []),
-                  "--")
+    listed = _log(repo, *order, f"--max-count={MAX_COMMITS + 1}", *_ends(end_sha, start_sha), "--")
     if len(listed) > MAX_COMMITS:
         raise ValueError(f"{spec}: more than {MAX_COMMITS:,} commits; say a smaller range")
     end = _log(repo, "-1", end_sha, "--")[0]
@@ -134,30 +133,22 @@ def commits(repo: str, spec: str, first_parent: bool) -> tuple[Commit | None, Co
     return start, end, listed
 
 
-def renames(repo: str, spec: str, first_parent: bool) -> dict[str, dict[str, str]]:
+def _ends(end: str, start: str | None) -> list[str]:
+    return [end] + ([f"^{start}"] if start else [])
+
+
+def renames(repo: str, start: Commit | None, end: Commit, first_parent: bool) -> dict[str, dict[str, str]]:
     """Commit -> its renames (old path -> new path) from its first parent, for the whole
     range in one ``git log``; ``git diff -M``'s detection, as ``lint --new-from-rev`` uses."""
-    start_rev, end_rev = parse_range(spec)
-    ends = [_commit(repo, end_rev)] + ([f"^{_commit(repo, start_rev)}"] if start_rev else [])
     raw = run_git(repo, "-c", "core.quotePath=false", "log", "-M", "--diff-filter=R", "--name-status", "-z",
                   "--format=%x01%H", "--diff-merges=first-parent", *(["--first-parent"] if first_parent else []),
-                  *ends, "--")
+                  *_ends(end.sha, start.sha if start else None), "--")
     out: dict[str, dict[str, str]] = {}
     for chunk in raw.split(b"\x01")[1:]:
-        parts = chunk.split(b"\0")
-        sha = parts[0].decode().strip()
-        fields = [p.decode("utf-8", "surrogateescape").lstrip("\n") for p in parts[1:]]
-        moved: dict[str, str] = {}
-        i = 0
-        while i < len(fields):
-            status = fields[i]
-            if status.startswith("R") and i + 2 < len(fields):
-                moved[fields[i + 1]] = fields[i + 2]
-                i += 3
-            else:
-                i += 1
+        sha, *fields = chunk.split(b"\0")
+        moved = name_status_renames([f.lstrip(b"\n") for f in fields])
         if moved:
-            out[sha] = moved
+            out[sha.decode().strip()] = moved
     return out
 
 

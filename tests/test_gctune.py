@@ -63,3 +63,25 @@ def test_concurrent_users_restore_once_the_last_leaves() -> None:
     release.set()
     t.join(10)
     assert gc.get_threshold() == before
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_a_run_of_lints_does_not_keep_the_cycles_each_one_left() -> None:
+    """Each lint's ``settle`` would freeze the cycles the lint before it left (they wait for
+    a full collection that the raised thresholds put off): every COLLECT_EVERY lints one runs,
+    so a long run (``history``) keeps at most that many lints' garbage."""
+    import weakref
+
+    gc.collect()
+    left: list[weakref.ref[_Cycle]] = []
+    for _ in range(gctune.COLLECT_EVERY * 3):
+        with gctune.fewer_collections():
+            gctune.settle()
+            left.append(weakref.ref(_Cycle()))  # garbage at once: a cycle nothing else holds
+            gctune.settle()
+    alive = sum(1 for r in left if r() is not None)
+    assert alive < gctune.COLLECT_EVERY

@@ -388,3 +388,20 @@ def test_lint_of_a_damaged_revision_is_a_clear_error(story: tuple[Path, dict[str
     code = main(["lint", str(repo), "--rev", c["c5"]])
     _, err = capsys.readouterr()
     assert code == 2 and f"{MI300X}: git has no object {blob}" in err and "internal error" not in err
+
+
+def test_a_renamed_file_keeps_its_episode(story: tuple[Path, dict[str, str]],
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """``git mv`` of a dead script: the renames of the range (one ``git log -M``) carry its
+    episode over; without them it would read as fixed at the rename and new again."""
+    repo, c = story
+    old = repo / "benchmarks" / "single_node" / "fixed_seq_len" / "unused_helper_run.sh"
+    old.write_text("#!/usr/bin/env bash\necho nobody runs me\n")
+    brought = _commit(repo, "an unused script", T0 + 10 * DAY)
+    _git(repo, "mv", str(old.relative_to(repo)), "benchmarks/single_node/fixed_seq_len/unused_helper_moved.sh")
+    _commit(repo, "move it", T0 + 11 * DAY)
+    code, out, _ = _history(capsys, f"{c['c5']}..main", str(repo), "--format", "json")
+    assert code == 0
+    dead = [e for e in _episodes(out) if e["rule"] == "dead-script"]
+    assert [(e["path"], e["first_bad"]["sha"], e["fixed_by"]) for e in dead] == \
+        [("benchmarks/single_node/fixed_seq_len/unused_helper_moved.sh", brought, None)]

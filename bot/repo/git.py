@@ -62,7 +62,11 @@ def renames(repo: str, old_rev: str, new: str | None = None) -> dict[str, str]:
             old_rev]
     if new is not None:
         args.append(new)
-    raw = run_git(repo, *args, "--").split(b"\0")
+    return name_status_renames(run_git(repo, *args, "--").split(b"\0"))
+
+
+def name_status_renames(raw: list[bytes]) -> dict[str, str]:
+    """The renames (old -> new) of ``--name-status -z`` output split at NUL."""
     out: dict[str, str] = {}
     i = 0
     while i < len(raw):

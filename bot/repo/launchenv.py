@@ -48,7 +48,11 @@ class EnvSource:
     # Shared with the next lint (``bot.repo.parsed.shared``) when set: what the renders depend on
     # besides the entry and the point (the workflows' texts, the profile). Keyed by content then.
     shared_key: tuple[object, ...] | None = None
-    _content: dict[int, object] = field(default_factory=dict)  # id(entry or point) -> its content key
+    _content: dict[int, object] = field(default_factory=dict)  # id(entry or point) -> its content hash
+
+    @cached_property
+    def _call_index(self) -> dict[int, int]:
+        return {id(c): i for i, c in enumerate(self.workflows.calls)}
 
     def _across(self, what: str, call: LauncherCall, entry: Entry | None, point: Point | None,
                 *rest: object) -> tuple[object, ...] | None:
@@ -56,11 +60,7 @@ class EnvSource:
         calls, the entry's and point's contents (never their positions: a render holds none)."""
         if self.shared_key is None or entry is None or point is None:
             return None
-        index = self._content.get(id(self.workflows))
-        if index is None:
-            index = self._content[id(self.workflows)] = {id(c): i for i, c in enumerate(self.workflows.calls)}
-        assert isinstance(index, dict)
-        at = index.get(id(call))
+        at = self._call_index.get(id(call))
         if at is None:
             return None
         e = self._content.get(id(entry))
