@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from bot.shell import ir
+from bot.shell import ir, slicing
 from bot.shell.budget import Budget, BudgetExceeded, BudgetHit
 from bot.shell.builtins import (
     _status,
@@ -68,7 +68,18 @@ class Core:
         self._wpos: ir.Pos | None = None
         self._test_depth = 0
         self.presence: set[str] = set()
+        self._loud = self.opt.observe | self.opt.env_checks | (
+            {slicing.SERVING} if self.opt.sinks is not None else frozenset())
+        self._skips = slicing.table(self._loud) if self.opt.slice and slicing.ENABLED and not self.opt.linear else None
+        self._read_by: dict[str, int] = {}  # per name: how many files entered read it
+        self._entered: set[int] = set()
         self._external_memo: dict[tuple[int, tuple[Val, ...]], tuple[str | None, tuple[str, int, str] | None]] = {}
+
+    # ---------------------------------------------------------------- slicing
+    def enter(self, body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+        """A file's statements are about to run (``bot.shell.slicing.enter``)."""
+        slicing.enter(self, body)
+        return body
 
     # ------------------------------------------------------------ dependencies
     def _push(self) -> None:
@@ -107,8 +118,10 @@ class Core:
         self._at = (script.path, None)
         self._sunk = []
         self._stop_at = None
+        self._read_by = {}
+        self._entered = set()
         try:
-            states = self.block(script.body, [st])
+            states = self.block(self.enter(script.body), [st])
         except SinkDone:
             return Result([PathResult(tuple(dict.fromkeys(self._sunk)), False)], self.bound_hit,
                           frozenset(self.relevant), [*self.notes, "stopped after the server command"],
@@ -234,6 +247,10 @@ class Core:
     def stmt(self, stmt: ir.Stmt, st: State) -> list[State]:
         self._at = (st.file, stmt)
         self._tick()
+        if self._skips is not None:
+            hit = self._skips.get(id(stmt))
+            if hit is not None and hit[0] is stmt and slicing.skip(self, hit[1], st):
+                return [st]
         if self.opt.linear and isinstance(stmt, (ir.If, ir.Case, ir.AndOr, ir.While)):
             return self._linear(stmt, st)
         if isinstance(stmt, ir.Command):

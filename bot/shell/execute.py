@@ -259,7 +259,7 @@ class Execute(Core):
         if len(args) > 1:
             st.argv = tuple(args[1:])
         st.depth += 1
-        states = self.block(script.body, [st])
+        states = self.block(self.enter(script.body), [st])
         for s in states:
             s.file, s.depth = saved_file, s.depth - 1
             if len(args) > 1:
@@ -278,7 +278,7 @@ class Execute(Core):
             return [st]
         script = self._parse_string(st.file, text)
         st.depth += 1
-        states = self.block(_shift_lines(script.body, cmd.pos.line - 1), [st])
+        states = self.block(self.enter(_shift_lines(script.body, cmd.pos.line - 1)), [st])
         for s in states:
             s.depth -= 1
         return states

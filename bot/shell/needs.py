@@ -23,9 +23,10 @@ from dataclasses import dataclass
 
 from bot.shell import ir
 from bot.shell.options import _NAME_RE
-from bot.shell.reads import _DEFAULTS, _NOUNSET_OPS, set_flags, special
+from bot.shell.reads import _DEFAULTS, _NOUNSET_OPS, set_flags
 from bot.shell.state import Loc, State
 from bot.shell.values import lit
+from bot.shell.wordops import special
 
 _READERS = frozenset({"read", "getopts", "mapfile", "readarray"})
 # not looked into (Lit, the most common part, is skipped first)

@@ -156,3 +156,5 @@ class Options:
     env_checks: frozenset[str] = frozenset()
     # Record ``Handed`` events without ``sinks`` (lint: what crosses a container boundary).
     handoffs: bool = False
+    # Skip the statements nothing recorded can depend on (``bot.shell.slicing``).
+    slice: bool = True

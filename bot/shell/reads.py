@@ -27,18 +27,11 @@ from bot.shell.options import _NAME_RE
 from bot.shell.sinks import Sinks
 from bot.shell.state import Exited, Loc, Read, State
 from bot.shell.values import EMPTY, Val, concat, known
-from bot.shell.wordops import _word_at
+from bot.shell.wordops import _word_at, special
 
 if TYPE_CHECKING:
     from bot.shell.core import Core
 
-# Parameters bash or the runner sets: never "unset" reads.
-_SPECIAL = frozenset({
-    "@", "*", "#", "?", "$", "!", "-", "0", "_", "FUNCNAME", "LINENO", "RANDOM", "SECONDS", "BASHPID",
-    "EPOCHSECONDS", "EPOCHREALTIME", "PWD", "OLDPWD", "PPID", "UID", "EUID", "HOSTNAME", "HOSTTYPE", "OSTYPE",
-    "MACHTYPE", "IFS", "PS4", "SHLVL", "GROUPS", "DIRSTACK", "PIPESTATUS", "OPTIND", "OPTARG", "SHELLOPTS",
-    "BASHOPTS", "SRANDOM", "HISTCMD",
-})
 # Operators with a default or an alternative: never an unset read (``${X:-}``, ``${X+a}``).
 _DEFAULTS = frozenset({"-", ":-", "=", ":=", "+", ":+"})
 _GUARDS = frozenset({"?", ":?"})
@@ -59,10 +52,6 @@ def _record(ev: Core, st: State, name: str, loc: Loc, kind: str) -> None:
             ev.notes.append(_CAPPED)
         return
     st.emit(Read(name, loc, kind))
-
-
-def special(name: str) -> bool:
-    return name in _SPECIAL or name.isdigit() or name.startswith("BASH")
 
 
 def _loc(ev: Core, st: State) -> Loc:

@@ -165,7 +165,7 @@ class Sinks(Core):
             if v.exported:
                 child.setvar(n, v)
         child.setvar("0", Var(lit(path), False, None))
-        for r in self.block(script.body, [child]):
+        for r in self.block(self.enter(script.body), [child]):
             for e in r.events:
                 if not isinstance(e, Exited):
                     st.emit(e)
@@ -199,7 +199,7 @@ class Sinks(Core):
         script = self._parse_string(st.file, "".join(pieces))
         word = _word_at(cmd, idx, widx)
         offset = (word.pos.line - 1) if word is not None and word.pos.line else cmd.pos.line - 1
-        results = self.block(_shift_lines(script.body, offset), [child])
+        results = self.block(self.enter(_shift_lines(script.body, offset)), [child])
         for r in results:
             for e in r.events:
                 if isinstance(e, Exited):

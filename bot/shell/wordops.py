@@ -21,6 +21,17 @@ INERT_COMMANDS = frozenset({
     "hf", "huggingface-cli", "gh", "seq", "paste", "column", "fold", "rev", "zcat", "unzip", "logger",
 })
 _INERT_CACHE: dict[int, tuple[ir.Command, bool]] = {}
+# Parameters bash or the runner sets: never "unset" reads.
+_SPECIAL = frozenset({
+    "@", "*", "#", "?", "$", "!", "-", "0", "_", "FUNCNAME", "LINENO", "RANDOM", "SECONDS", "BASHPID",
+    "EPOCHSECONDS", "EPOCHREALTIME", "PWD", "OLDPWD", "PPID", "UID", "EUID", "HOSTNAME", "HOSTTYPE", "OSTYPE",
+    "MACHTYPE", "IFS", "PS4", "SHLVL", "GROUPS", "DIRSTACK", "PIPESTATUS", "OPTIND", "OPTARG", "SHELLOPTS",
+    "BASHOPTS", "SRANDOM", "HISTCMD",
+})
+
+
+def special(name: str) -> bool:
+    return name in _SPECIAL or name.isdigit() or name.startswith("BASH")
 
 
 def _inert(cmd: ir.Command) -> bool:

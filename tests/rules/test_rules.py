@@ -44,7 +44,10 @@ def test_dispatch_bound_is_an_info_note(tmp_path: Path) -> None:
     # now a dispatched path depends on them
     helper = repo / "benchmarks" / "single_node" / "extra_1.sh"
     helper.write_text("echo extra\n")
-    launcher.write_text(launcher.read_text() + 'bash "benchmarks/single_node/extra_${A0}.sh"\n')
+    # (a command that may use them all: variables nothing reads are sliced away, and paths
+    # that differ only in those are one path)
+    launcher.write_text(launcher.read_text() + 'probe' + ''.join(f' "$A{i}"' for i in range(1, 8)) + '\n'
+                        + 'bash "benchmarks/single_node/extra_${A0}.sh"\n')
     tree = WorkTree(str(repo))
     found = lint(tree, load_config(tree)).findings
     bound = [f for f in found if f.rule == "dispatch-bound"]
