@@ -213,6 +213,18 @@ def test_closed_stdout_pipe_is_quiet(argv: tuple[str, ...]) -> None:
     assert proc.returncode == EXIT_PIPE == 141
 
 
+def test_output_to_a_file_is_whole_after_the_quick_exit(tmp_path: Path) -> None:
+    """``python -m bot`` leaves with ``os._exit`` (bot/__main__.py): a block-buffered stdout
+    is flushed first, and the exit code is main's."""
+    out = tmp_path / "out.json"
+    with out.open("w") as f:
+        proc = subprocess.run([sys.executable, "-m", "bot", "lint", str(EXAMPLE), "--format", "json"], stdout=f,
+                              stderr=subprocess.PIPE, text=True, cwd=ROOT, check=False)
+    assert proc.returncode == 1 and proc.stderr == ""
+    data = json.loads(out.read_text())
+    assert data["findings"] and out.read_text().endswith("\n")
+
+
 def test_head_of_a_pipe(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     cmd = f"{sys.executable} -m bot lint {EXAMPLE} | head -1; {sys.executable} -m bot rules | head -1"
