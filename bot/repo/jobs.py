@@ -34,10 +34,12 @@ import posixpath
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from bot.repo import recipefile
 from bot.repo.configs import Entry, Point
-from bot.repo.yamlfile import Mark, YamlError, YList, YMap, load, pos_of
+from bot.repo.recipefile import Container
+from bot.repo.yamlfile import Mark, YamlError, pos_of
 from bot.shell.evaluate import Loc, Ran
 from bot.shell.values import Val, known
 
@@ -47,7 +49,6 @@ if TYPE_CHECKING:
 COPIES = frozenset({"cp"})  # commands that copy repo files into the tool's checkout
 _RECIPE_SUFFIXES = (".yaml", ".yml")
 _SETTING = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*=(.*)\Z", re.S)
-_SELECTOR_INDEX = re.compile(r"\[(\d+)\]\Z")
 
 
 @dataclass(frozen=True)
@@ -61,12 +62,6 @@ class RecipeRef:
     point: Point
     block: str  # "prefill", "decode", or "" for the point itself
     pos: Mark  # the additional-settings item
-
-
-@dataclass(frozen=True)
-class Container:
-    value: str
-    pos: Mark
 
 
 @dataclass(frozen=True)
@@ -246,10 +241,8 @@ def resolve(facts: Facts, path: str, copies: Iterable[Copy] = (), cwd: Val = (),
     tree = facts.tree
     for candidate, _, loc in places:
         if tree.is_file(candidate):
-            doc, err = _document(facts, candidate)
-            if err is not None:
-                return Recipe(path, candidate, None, loc, {}, err)
-            return Recipe(path, candidate, None, loc, _containers(doc, selectors))
+            containers, err = recipefile.containers(facts, candidate, tuple(selectors))
+            return Recipe(path, candidate, None, loc, containers, err)
     for candidate, outside, loc in places:
         folder = posixpath.dirname(candidate)
         # the recipe's own folder, not the root that holds every recipe (nor the repo root)
@@ -282,47 +275,6 @@ def _places(facts: Facts, path: str, copies: Iterable[Copy], cwd: Val) -> list[t
                                None))
         places.append((path, "", None))
     return places
-
-
-def _document(facts: Facts, path: str) -> tuple[Any, YamlError | None]:
-    memo = facts.memo.setdefault("jobs.yaml", {})
-    if path not in memo:
-        memo[path] = load(facts.tree.text(path) or "")
-    doc, err = memo[path]
-    return doc, err
-
-
-def _containers(doc: Any, selectors: Iterable[str]) -> dict[str, Container]:
-    out: dict[str, Container] = {}
-    base = doc.get("base") if isinstance(doc, YMap) and isinstance(doc.get("base"), YMap) else doc
-    found = _container_of(base)
-    if found is not None:
-        out[""] = found
-    for selector in selectors:
-        override = _override_container(doc, selector) if selector else None
-        if override is not None:
-            out[selector] = override
-    return out
-
-
-def _container_of(doc: Any, index: int | None = None) -> Container | None:
-    model = doc.get("model") if isinstance(doc, YMap) else None
-    if not isinstance(model, YMap) or "container" not in model:
-        return None
-    value, pos = model["container"], pos_of(model, "container")
-    if isinstance(value, YMap) and "image" in value:
-        value, pos = value["image"], pos_of(value, "image")
-    if isinstance(value, YList) and index is not None and 0 <= index < len(value):
-        value, pos = value[index], pos_of(value, index)
-    return Container(str(value), pos) if isinstance(value, (str, int, float)) and str(value) else None
-
-
-def _override_container(doc: Any, selector: str) -> Container | None:
-    """The container an override block (``zip_override_x[1]``, ``override_y``) sets."""
-    m = _SELECTOR_INDEX.search(selector)
-    name = selector[: m.start()] if m else selector
-    block = doc.get(name) if isinstance(doc, YMap) else None
-    return _container_of(block, int(m.group(1)) if m else None)
 
 
 _CONTAINERS_BLOCK = re.compile(r"(?m)^containers:[ \t]*\n((?:[ \t]+\S[^\n]*\n?)+)")

@@ -91,7 +91,8 @@ from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.configs import Entry
 from bot.repo.facts import Facts
-from bot.repo.jobs import Container, RecipeRef
+from bot.repo.jobs import RecipeRef
+from bot.repo.recipefile import Container
 from bot.rules._variants import entries_text
 
 ID = "recipe-image-mismatch"

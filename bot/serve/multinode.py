@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from bot.repo import recipefile
 from bot.repo.configs import Entry
 from bot.repo.facts import Facts
 from bot.repo.yamlfile import YList, YMap
@@ -33,8 +34,6 @@ _INDEX = re.compile(r"\[(\d+)\]\Z")
 
 
 def recipe_launches(facts: Facts, entry: Entry) -> Iterator[Launch]:
-    from bot.repo import jobs as _jobs
-
     job = facts.jobs.of(entry)
     assert job is not None
     launcher = job.launchers[0] if job.launchers else ""
@@ -53,7 +52,7 @@ def recipe_launches(facts: Facts, entry: Entry) -> Iterator[Launch]:
             yield Launch(entry, point, conc, launcher, None, None, None, recipe=ref.path,
                          reasons=(f"recipe {ref.path}: {where}",))
             continue
-        doc, err = _jobs._document(facts, recipe.found)
+        doc, err = recipefile.document(facts, recipe.found)
         if err is not None or not isinstance(doc, YMap):
             yield Launch(entry, point, conc, launcher, None, None, None, recipe=recipe.found,
                          reasons=(f"recipe {recipe.found} cannot be read: {err.message if err else 'not a mapping'}",))

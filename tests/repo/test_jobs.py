@@ -281,3 +281,43 @@ def test_a_git_revision_gives_the_same_recipes(tmp_path: Path) -> None:
     on_disk = facts_of(repo)
     assert [sorted(j.recipes.items()) for j in at_rev.jobs.jobs] == [sorted(j.recipes.items())
                                                                     for j in on_disk.jobs.jobs]
+
+
+# ------------------------------------------------------------------ the recipe cache
+
+def _containers_of(facts: Facts) -> dict[str, dict[str, tuple[str, int, int]]]:
+    return {r.found: {s: (c.value, c.pos.line, c.pos.col) for s, c in r.containers.items()}
+            for j in facts.jobs.jobs for r in j.recipes.values() if r.found}
+
+
+def test_recipe_containers_come_from_the_cache_when_the_file_is_unchanged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.repo import parsed, recipefile
+
+    monkeypatch.setenv("BENCHBOT_CACHE_DIR", str(tmp_path / "cache"))
+    repo = copy_repo(RECIPES, tmp_path / "repo")
+    loads: list[int] = []
+    real = recipefile.load
+
+    def counting(text: str, *a: object, **k: object) -> object:
+        loads.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(recipefile, "load", counting)
+    parsed.reset()
+    first = _containers_of(facts_of(repo))
+    assert first and loads  # read once, from the files
+    loads.clear()
+    parsed.reset()
+    assert _containers_of(facts_of(repo)) == first and loads == []  # a new lint: none is read
+    # an edited recipe is read again; a damaged cache entry is a miss, never an error
+    recipe = repo / ROOT / "sglang/dsr1/gb200-fp8/8k1k/disagg-2p1d.yaml"
+    recipe.write_text(recipe.read_text().replace("v0.5.12-cu130", "v0.5.13-cu130"))
+    for f in (tmp_path / "cache" / "recipe").rglob("*"):
+        if f.is_file():
+            f.write_bytes(f.read_bytes()[:-3])
+    parsed.reset()
+    again = _containers_of(facts_of(repo))
+    edited = again[f"{ROOT}/sglang/dsr1/gb200-fp8/8k1k/disagg-2p1d.yaml"]
+    assert loads and edited[""][0] == "lmsysorg/sglang:v0.5.13-cu130"
+    assert {k: v for k, v in again.items() if "2p1d" not in k} == {k: v for k, v in first.items() if "2p1d" not in k}
