@@ -13,6 +13,7 @@ import pytest
 
 from bot import cache
 from bot.repo import schema
+from bot.shell import ir
 
 
 @pytest.fixture
@@ -135,3 +136,29 @@ def test_cli_cache_info_clear_and_no_cache(where: Path, seed_repo: Path, capsys:
         assert "removed" in capsys.readouterr().out and cache.size() == (0, 0)
     finally:
         cache.disable(False)
+
+
+def test_syntax_checks_are_kept_by_text(where: Path) -> None:
+    """A warm lint parses no file it does not evaluate: the check's errors come back from
+    the cache, positions whole; a damaged entry is checked again."""
+    from bot.repo import parsed
+    from bot.shell.parse_tree import syntax_errors
+
+    calls: list[bytes] = []
+
+    def check(data: bytes) -> tuple[ir.ParseError, ...]:
+        calls.append(data)
+        return syntax_errors(data)
+
+    bad = b"echo ok\nif then fi (\n"
+    parsed.reset()
+    first = parsed.syntax_errors(check, bad)
+    assert first and calls == [bad]
+    parsed.reset()
+    assert parsed.syntax_errors(check, bad) == first and calls == [bad]
+    for f in (where / "syntax").rglob("*"):
+        if f.is_file():
+            f.write_bytes(f.read_bytes() + b"x")
+    parsed.reset()
+    assert parsed.syntax_errors(check, bad) == first and calls == [bad, bad]
+    assert parsed.syntax_errors(check, b"echo fine\n") == () and len(calls) == 3

@@ -72,8 +72,24 @@ def parse(parser: Callable[[str, bytes], ir.Script], path: str, data: bytes) -> 
 
 def syntax_errors(check: Callable[[bytes], tuple[ir.ParseError, ...]], data: bytes) -> tuple[ir.ParseError, ...]:
     """``check(data)`` (the syntax check of a file the analysis does not evaluate), shared
-    the same way: the errors are immutable too."""
-    return shared(("syntax", hashlib.sha1(data).digest(), check), lambda: check(data), len(data))
+    the same way (the errors are immutable too) and kept in the persistent cache by the
+    text and the checker: a warm lint parses no file it does not evaluate."""
+    return shared(("syntax", hashlib.sha1(data).digest(), check), lambda: _stored_check(check, data), len(data))
+
+
+def _stored_check(check: Callable[[bytes], tuple[ir.ParseError, ...]], data: bytes) -> tuple[ir.ParseError, ...]:
+    k = cache.key("syntax", f"{check.__module__}.{check.__qualname__}", data)
+    stored = cache.get("syntax", k)
+    if stored is not None:
+        try:
+            return tuple(ir.ParseError(str(m), ir.Pos(*(int(x) for x in pos))) for m, pos in json.loads(stored))
+        except (ValueError, TypeError):
+            pass  # damaged: check again
+    errors = check(data)
+    p = [[e.message, [e.pos.line, e.pos.col, e.pos.end_line, e.pos.end_col, e.pos.start_byte, e.pos.end_byte]]
+         for e in errors]
+    cache.put("syntax", k, json.dumps(p).encode())
+    return errors
 
 
 def needs(facts: Facts, path: str) -> list[Need]:
