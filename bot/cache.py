@@ -17,6 +17,10 @@ because of it.
 What is cached (callers own their keys, which must cover every input):
 - ``schema``: the validator code fastjsonschema generates for one of our schemas
   (``bot.repo.schema``), keyed by the schema text and fastjsonschema's version.
+- ``eval``: launcher evaluations (``bot.repo.evalcache``); ``syntax`` and ``needs``: a
+  script's syntax check and the variables it needs, by its text (``bot.repo.parsed``);
+  ``recipe``: a recipe's containers (``bot.repo.recipefile``); ``envs``: the envs the
+  workflows hand the launchers (``bot.repo.envcache``).
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from bot import rules
 from bot.config import Config
 from bot.findings import Finding
 from bot.gctune import fewer_collections
+from bot.repo.envcache import flush
 from bot.repo.facts import Facts, gather
 from bot.repo.jobs import coverage
 from bot.repo.tree import Tree
@@ -31,6 +32,7 @@ def lint(tree: Tree, conf: Config, honoured: Callable[[Suppression], bool] | Non
     with fewer_collections():
         facts = gather(tree, conf.profile)
         findings = rules.run(facts, conf, honoured)
+        flush(facts)
     elapsed = time.perf_counter() - t0
     files = len(facts.configs) + len(facts.shell_files()) + (1 if facts.runners.path else 0)
     stats = Stats(files, len(facts.entries), len(facts.launcher_files), len(facts.scripts), elapsed,

@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Any
 
 from bot import gctune
-from bot.repo import evalcache
+from bot.repo import envcache, evalcache
 from bot.repo import jobs as _jobs
 from bot.repo import parsed as _parsed
 from bot.repo import paths as _paths
@@ -352,7 +352,7 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
         scan_references(facts, _RepoFS(facts))
     t4 = time.perf_counter()
     facts.jobs = _jobs.gather(facts)
-    evalcache.flush()
+    envcache.flush(facts)
     facts.timings = {"read": t1 - t0, "parse": t2 - t1, "resolve": t3 - t2, "references": t4 - t3,
                      "jobs": time.perf_counter() - t4}
     return facts

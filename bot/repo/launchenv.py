@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from bot import cache
 from bot.repo import wfenv
 from bot.repo.configs import Entry, Point
+from bot.repo.envcache import EnvStore, enc_env
 from bot.repo.envrender import additional_settings
 from bot.repo.parsed import shared
 from bot.repo.profile import Profile, build_env, render
@@ -49,6 +51,15 @@ class EnvSource:
     # besides the entry and the point (the workflows' texts, the profile). Keyed by content then.
     shared_key: tuple[object, ...] | None = None
     _content: dict[int, object] = field(default_factory=dict)  # id(entry or point) -> its content hash
+
+    @cached_property
+    def disk(self) -> EnvStore | None:
+        """The answers kept across processes (``bot.repo.envcache``), when renders are shared."""
+        return EnvStore(self.shared_key) if self.shared_key is not None and cache.enabled() else None
+
+    def _env_kept(self, across: tuple[object, ...], make: Callable[[], dict[str, Val]]) -> dict[str, Val]:
+        disk = self.disk
+        return shared(across, make if disk is None else lambda: disk.kept(across, make, enc_env, disk.dec_env))
 
     @cached_property
     def _call_index(self) -> dict[int, int]:
@@ -95,7 +106,11 @@ class EnvSource:
         key = (call.name, entry.name, point.scenario, point.pos.line)
         if key not in self._applies:
             across = self._across("applies", call, entry, point, node, label)
-            if across is not None:
+            disk = self.disk
+            if across is not None and disk is not None:
+                self._applies[key] = shared(across, lambda: disk.kept(
+                    across, lambda: self._applies_now(call, entry, point, node, label), bool, disk.dec_bool))
+            elif across is not None:
                 self._applies[key] = shared(across, lambda: self._applies_now(call, entry, point, node, label))
             else:
                 self._applies[key] = self._applies_now(call, entry, point, node, label)
@@ -148,11 +163,12 @@ class EnvSource:
             across = self._across("some", call, entry, point, node, label, wanted)
             if across is None:
                 return self._render(call, entry, point, node, label, wanted)
-            return dict(shared(across, lambda: self._render(call, entry, point, node, label, wanted)))
+            return dict(self._env_kept(across, lambda: self._render(call, entry, point, node, label, wanted)))
         if env is None:
             across = self._across("env", call, entry, point, node, label)
             if across is not None:  # never changed: callers get copies
-                env = self._envs[key] = shared(across, lambda: self._render(call, entry, point, node, label, None))
+                env = self._envs[key] = self._env_kept(across, lambda: self._render(call, entry, point, node, label,
+                                                                                    None))
             else:
                 env = self._envs[key] = self._render(call, entry, point, node, label, None)
         if names is not None:

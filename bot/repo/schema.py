@@ -18,14 +18,18 @@ import types
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from importlib.resources import files
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
-import jsonschema
-from jsonschema.exceptions import ValidationError
 
 from bot import cache
 from bot.repo.yamlfile import Mark, YList, YMap
+
+if TYPE_CHECKING:
+    # jsonschema (with referencing and attrs, a fifth of a warm lint to import) is loaded
+    # only to explain a document fastjsonschema rejected, or to validate where it cannot
+    import jsonschema
+    from jsonschema.exceptions import ValidationError
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,8 @@ def load_schema(name: str) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=None)
 def _validator(name: str) -> jsonschema.protocols.Validator:
+    import jsonschema.validators
+
     schema = load_schema(name)
     cls = jsonschema.validators.validator_for(schema)
     return cls(schema)

