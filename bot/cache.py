@@ -9,8 +9,12 @@ Entries are written to a temporary file in the same folder and renamed into plac
 concurrent processes never see half an entry (the last writer of a key wins; both wrote
 the same bytes). Each entry starts with a header holding the SHA-256 of its payload: a
 damaged entry is a miss (and removed), never wrong data. The folder is kept under
-``MAX_BYTES``, checked at a process's first write and every ``PRUNE_EVERY`` writes after:
-the least recently used entries go (a hit touches its entry). A cache that cannot be
+``MAX_BYTES``: a process's first write walks the folder for its size, later writes add
+their bytes to that figure, and the folder is walked again (pruned) only when the figure
+passes ``MAX_BYTES`` (a cold lint of a large repo writes thousands of entries: a walk every
+few dozen of them was a quarter of it). The least recently used entries go (a hit touches
+its entry). Other processes' writes are seen at the next walk: the bound is kept within what
+the processes running at once write between two walks. A cache that cannot be
 written (read-only home, full disk) is silently a cache that misses: the lint never fails
 because of it.
 
@@ -39,10 +43,9 @@ MAX_BYTES = 256 * 1024 * 1024
 _MAGIC = b"benchbot-cache 1 "
 _KEY = re.compile(r"[0-9a-f]{16,128}\Z")
 _KINDS = re.compile(r"[a-z][a-z0-9-]{0,31}\Z")
-PRUNE_EVERY = 64  # writes between two size checks (a check walks the folder)
 _disabled = False
 _lock = threading.Lock()
-_writes = 0
+_known: dict[Path, int] = {}  # folder -> its bytes at this process's last walk, plus what it wrote since
 
 
 def disable(off: bool = True) -> None:
@@ -131,10 +134,12 @@ def put(kind: str, k: str, payload: bytes) -> None:
             raise
     except OSError:
         return
-    global _writes
+    base = root()
     with _lock:
-        _writes += 1
-        due = _writes % PRUNE_EVERY == 1
+        now = _known.get(base)
+        due = now is None or now + len(data) > MAX_BYTES
+        if now is not None and not due:
+            _known[base] = now + len(data)
     if due:
         prune(MAX_BYTES)
 
@@ -176,6 +181,7 @@ def prune(max_bytes: int) -> int:
                 continue
             total -= s
             removed += 1
+        _known[root()] = total
         return removed
 
 

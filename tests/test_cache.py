@@ -65,6 +65,30 @@ def test_bounded_least_recently_used_go_first(where: Path) -> None:
     assert cache.clear() == 4 and cache.size() == (0, 0)
 
 
+def test_writes_walk_the_folder_once_until_it_may_be_over_the_bound(where: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process walks the folder at its first write, then counts what it writes: a cold lint
+    writing thousands of entries does not walk it again and again; past the bound it prunes."""
+    walks: list[int] = []
+    real = cache._entries
+
+    def counting() -> list[tuple[float, int, Path]]:
+        walks.append(1)
+        return real()
+
+    monkeypatch.setattr(cache, "_entries", counting)
+    for i in range(300):
+        cache.put("t", cache.key("w", str(i)), bytes(1000))
+    assert len(walks) == 1 and cache.size()[0] == 300
+    n, total = cache.size()
+    walks.clear()
+    monkeypatch.setattr(cache, "MAX_BYTES", total + 3 * 1100)  # three more entries fit (with headers)
+    for i in range(300, 310):
+        cache.put("t", cache.key("w", str(i)), bytes(1000))
+    assert walks  # the count passed the bound: walked and pruned
+    assert cache.size()[1] <= total + 3 * 1100
+
+
 def test_an_unwritable_cache_is_a_cache_that_misses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")

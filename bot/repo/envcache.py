@@ -4,31 +4,38 @@ workflows for an (entry, point, node) is the same in every lint of the same text
 A warm lint of InferenceX renders about 2,000 envs (each a walk of the workflow's env
 expressions, matrix fields and inputs) and asks which path runs each point: a quarter of
 the lint once the evaluations come from ``bot.repo.evalcache``. Those answers depend only
-on what ``EnvSource._across`` keys them by: the workflows' texts and the profile (one
-file here per such pair, ``cache.key`` adding benchbot's own code), the call's place
-among the workflows' calls, the entry's and the point's contents, the node and the label,
-and the names asked for. Nothing else is read: a render sees no other file of the tree.
+on what ``EnvSource._across`` keys them by: the workflows' texts and the profile, the
+call's place among the workflows' calls, the entry's and the point's contents, the node
+and the label, and the names asked for. Nothing else is read: a render sees no other file
+of the tree.
 
-The file holds what the last lint that wrote it used (its hits and what it made), so it
-stays about one tree's worth however many commits ``history`` walks; it is written only
-when that lint made something new. Data only (JSON): a value is a list of text parts and
-``{"U": why}`` unknowns. A damaged or foreign file is a miss, never an error.
+The entries are spread over ``BUCKETS`` files per (workflow texts, profile), by a hash of
+the entry (``cache.key`` adding benchbot's own code): a change to a few entries rewrites a
+few files, and a cold lint of a large repo writes 16 files, not one per entry. A file holds
+what the last lint that wrote it used of its entries (their hits and what it made), so the
+files stay about one tree's worth however many commits ``history`` walks; one is written
+only when a lint made something new for one of its entries. Data only (JSON): a value is a
+list of text parts and ``{"U": why}`` unknowns. A damaged or foreign file is a miss, never
+an error.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot import cache
 from bot.repo import evalcache
+from bot.repo.parsed import shared
 from bot.shell.values import Unk, Val
 
 if TYPE_CHECKING:
     from bot.repo.facts import Facts
 
 FORMAT = "1"
+BUCKETS = 16
 KIND = "envs"
 T = TypeVar("T")
 
@@ -48,33 +55,53 @@ def _sub(across: tuple[object, ...]) -> str:
     return "\0".join(_part(p) for i, p in enumerate(across) if i != 1)
 
 
+_dumps = json.JSONEncoder(separators=(",", ":")).encode
+
+
 def enc_env(env: dict[str, Val]) -> dict[str, list[Any]]:
     return {n: [p if type(p) is str else {"U": p.why} for p in v] for n, v in env.items()}  # type: ignore[union-attr]
 
 
 class EnvStore:
-    """One file's answers: loaded on the first question, written by ``flush``."""
+    """The answers of one (workflow texts, profile): ``BUCKETS`` files by a hash of the entry
+    (its name and content), each read on the first question of one of its entries, written
+    by ``flush`` when the lint made something new for one of them. Only what was asked is decoded; what is written is
+    encoded then, one entry at a time, from the values the lint holds anyway (a 10x
+    synthetic repo has 20,000 renders: nothing is kept twice)."""
 
     def __init__(self, shared_key: tuple[object, ...]) -> None:
-        self.key = cache.key(KIND, FORMAT, repr(shared_key))
-        self._stored: dict[str, Any] | None = None
-        self._used: dict[str, Any] = {}  # what this lint asked or made, as stored
-        self._made = False
+        self.key = repr(shared_key)
+        self._stored: dict[int, dict[str, Any]] = {}  # bucket -> sub -> as stored (not yet asked)
+        # bucket -> key -> value: what this lint asked or made (by the caller's key tuple, which
+        # its in-process memo holds anyway: nothing more is kept than a reference)
+        self._used: dict[int, dict[tuple[object, ...], dict[str, Val] | bool]] = {}
+        self._made: set[int] = set()  # buckets with something new since the last write
+        self._buckets: dict[object, int] = {}
         self._values: dict[Val, Val] = {}  # one copy of each decoded value
         self.hits = self.misses = 0
 
-    def _load(self) -> dict[str, Any]:
-        if self._stored is None:
-            self._stored = {}
-            payload = cache.get(KIND, self.key)
+    def _bucket(self, entry: object) -> int:
+        b = self._buckets.get(entry)
+        if b is None:
+            b = self._buckets[entry] = int(hashlib.sha1(_part(entry).encode()).hexdigest()[:8], 16) % BUCKETS
+        return b
+
+    def _file(self, bucket: int) -> str:
+        return cache.key(KIND, FORMAT, self.key, str(bucket))
+
+    def _load(self, bucket: int) -> dict[str, Any]:
+        got = self._stored.get(bucket)
+        if got is None:
+            got = self._stored[bucket] = {}
+            payload = cache.get(KIND, self._file(bucket))
             if payload is not None:
                 try:
                     data = json.loads(payload)
                     if isinstance(data, dict):
-                        self._stored = data
+                        got.update(data)
                 except (ValueError, RecursionError):
                     pass  # damaged: as if absent
-        return self._stored
+        return got
 
     def _val(self, raw: Any) -> Val:
         if not isinstance(raw, list):
@@ -93,11 +120,21 @@ class EnvStore:
             raise ValueError("not a bool")
         return raw
 
-    def kept(self, across: tuple[object, ...], make: Callable[[], T], enc: Callable[[T], Any],
-             dec: Callable[[Any], T]) -> T:
-        """The stored answer for ``across``, else ``make()`` (stored at the next flush)."""
-        sub = _sub(across)
-        raw = self._load().get(sub)
+    def kept(self, across: tuple[object, ...], make: Callable[[], T], dec: Callable[[Any], T]) -> T:
+        """The answer for ``across`` (its entry at index 3): from this process's memo
+        (``bot.repo.parsed.shared``), else from the file, else ``make()`` (written at the next
+        flush). Answers are envs (dicts) or booleans. Whatever it came from, the answer is
+        noted as used by this lint: a file written later holds all its entries' answers that
+        the lint used, not only those the memo did not have (``event``'s second lint,
+        ``history``'s commits after the first)."""
+        value = shared(across, lambda: self._stored_or_made(across, make, dec))
+        self._used.setdefault(self._bucket(across[3]), {}).setdefault(across, value)  # type: ignore[arg-type]
+        return value
+
+    def _stored_or_made(self, across: tuple[object, ...], make: Callable[[], T], dec: Callable[[Any], T]) -> T:
+        bucket = self._bucket(across[3])
+        stored = self._load(bucket)
+        raw = stored.pop(_sub(across), None) if stored else None
         if raw is not None:
             try:
                 value = dec(raw)
@@ -105,20 +142,20 @@ class EnvStore:
                 value = None  # damaged: made again
             if value is not None:
                 self.hits += 1
-                self._used[sub] = raw
                 return value
         self.misses += 1
-        value = make()
-        self._used[sub] = enc(value)
-        self._made = True
-        return value
+        self._made.add(bucket)
+        return make()
 
     def flush(self) -> None:
-        """Write what this lint used so far, when it made anything new since the last write
-        (a store lives as long as one lint's facts: gather and the rules after it flush)."""
-        if self._made:
-            cache.put(KIND, self.key, json.dumps(self._used, separators=(",", ":")).encode())
-            self._made = False
+        """Write the files that have something new: what this lint used of their entries (a
+        store lives as long as one lint's facts: gather and the rules flush)."""
+        for bucket in sorted(self._made):
+            # one answer at a time: the encoded form of a whole file is never held at once
+            text = ",".join(_dumps(_sub(k)) + ":" + _dumps(enc_env(v) if isinstance(v, dict) else v)
+                            for k, v in self._used[bucket].items())
+            cache.put(KIND, self._file(bucket), ("{" + text + "}").encode("utf-8", "surrogatepass"))
+        self._made.clear()
 
 
 def flush(facts: Facts) -> None:

@@ -19,7 +19,7 @@ from functools import cached_property
 from bot import cache
 from bot.repo import wfenv
 from bot.repo.configs import Entry, Point
-from bot.repo.envcache import EnvStore, enc_env
+from bot.repo.envcache import EnvStore
 from bot.repo.envrender import additional_settings
 from bot.repo.parsed import shared
 from bot.repo.profile import Profile, build_env, render
@@ -51,6 +51,7 @@ class EnvSource:
     # besides the entry and the point (the workflows' texts, the profile). Keyed by content then.
     shared_key: tuple[object, ...] | None = None
     _content: dict[int, object] = field(default_factory=dict)  # id(entry or point) -> its content hash
+    _wanted: dict[frozenset[str], frozenset[str]] = field(default_factory=dict)
 
     @cached_property
     def disk(self) -> EnvStore | None:
@@ -59,7 +60,7 @@ class EnvSource:
 
     def _env_kept(self, across: tuple[object, ...], make: Callable[[], dict[str, Val]]) -> dict[str, Val]:
         disk = self.disk
-        return shared(across, make if disk is None else lambda: disk.kept(across, make, enc_env, disk.dec_env))
+        return shared(across, make) if disk is None else disk.kept(across, make, disk.dec_env)
 
     @cached_property
     def _call_index(self) -> dict[int, int]:
@@ -108,8 +109,8 @@ class EnvSource:
             across = self._across("applies", call, entry, point, node, label)
             disk = self.disk
             if across is not None and disk is not None:
-                self._applies[key] = shared(across, lambda: disk.kept(
-                    across, lambda: self._applies_now(call, entry, point, node, label), bool, disk.dec_bool))
+                self._applies[key] = disk.kept(across, lambda: self._applies_now(call, entry, point, node, label),
+                                               disk.dec_bool)
             elif across is not None:
                 self._applies[key] = shared(across, lambda: self._applies_now(call, entry, point, node, label))
             else:
@@ -160,6 +161,7 @@ class EnvSource:
         env = self._envs.get(key)
         if env is None and names is not None:
             wanted = frozenset(names)
+            wanted = self._wanted.setdefault(wanted, wanted)  # one copy of each set of names (memo keys)
             across = self._across("some", call, entry, point, node, label, wanted)
             if across is None:
                 return self._render(call, entry, point, node, label, wanted)

@@ -89,28 +89,48 @@ def test_an_edited_workflow_renders_again(fresh: Path, tmp_path: Path) -> None:
         cache.disable(False)
 
 
+def test_a_second_lint_in_a_process_writes_whole_files(fresh: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """``event`` lints head and base in one process, ``history`` a commit after another: the
+    second lint gets most answers from the process's memo, and a file it rewrites (an entry of
+    it changed) must still hold every answer of its entries, not only the new ones."""
+    monkeypatch.setattr(envcache, "BUCKETS", 1)  # every entry in one file
+    root = copy_repo(FIXTURES / "workflow-env", tmp_path / "r")
+    _lint(root)
+    config = root / "configs" / "amd-master.yaml"
+    config.write_text(config.read_text().replace("sglang:v0.5.9-rocm700-mi30x", "sglang:v0.5.10-rocm700-mi30x", 1))
+    edited, second = _lint(root)  # the same process: the memo answers the unchanged entries
+    assert _store(second).misses > 0
+    _new_process()
+    again, third = _lint(root)
+    assert again == edited
+    assert _store(third).misses == 0 and _store(third).hits > 0
+
+
 def test_a_damaged_file_is_a_miss(fresh: Path, tmp_path: Path) -> None:
     root = copy_repo(FIXTURES / "workflow-env", tmp_path / "r")
     cold, _ = _lint(root)
     files = [p for p in (fresh / "envs").rglob("*") if p.is_file()]
-    assert len(files) == 1
-    head, _, body = files[0].read_bytes().partition(b"\n")
-    data = json.loads(body)
-    for k in data:  # hostile values under a valid header: wrong types everywhere
-        data[k] = {"TP": [{"C": "os.system"}]} if isinstance(data[k], dict) else "yes"
-    cache.put("envs", files[0].name, json.dumps(data).encode())
+    assert len(files) > 1  # one per entry
+    for f in files:
+        head, _, body = f.read_bytes().partition(b"\n")
+        data = json.loads(body)
+        for k in data:  # hostile values under a valid header: wrong types everywhere
+            data[k] = {"TP": [{"C": "os.system"}]} if isinstance(data[k], dict) else "yes"
+        cache.put("envs", f.name, json.dumps(data).encode())
     _new_process()
     again, result = _lint(root)
     assert again == cold and _store(result).hits == 0 and _store(result).misses > 0
-    files[0].write_bytes(b"garbage")
+    for f in files:
+        f.write_bytes(b"garbage")
     _new_process()
     assert _lint(root)[0] == cold
 
 
 def test_the_file_key_does_not_depend_on_the_hash_seed(fresh: Path, tmp_path: Path) -> None:
     """Two processes with different PYTHONHASHSEEDs: the second makes nothing new (its keys,
-    frozensets of names among them, are the first's), so it leaves the one file unwritten (a
-    sentinel added between the runs is still there; a write keeps only what a lint used)."""
+    frozensets of names among them, are the first's), so it leaves the files unwritten (a
+    sentinel added to each between the runs is still there; a write keeps only what a lint used)."""
     root = copy_repo(FIXTURES / "workflow-env", tmp_path / "r")
     env = {**os.environ, "BENCHBOT_CACHE_DIR": str(fresh)}
     env.pop("BENCHBOT_NO_CACHE", None)
@@ -120,12 +140,15 @@ def test_the_file_key_does_not_depend_on_the_hash_seed(fresh: Path, tmp_path: Pa
                               env={**env, "PYTHONHASHSEED": seed}, capture_output=True, text=True, timeout=120)
         assert proc.returncode in (0, 1), proc.stderr
         outputs.append(json.loads(proc.stdout)["findings"])
-        files = [p for p in (fresh / "envs").rglob("*") if p.is_file()]
-        assert len(files) == 1
-        data = json.loads(files[0].read_bytes().partition(b"\n")[2])
+        files = sorted(p for p in (fresh / "envs").rglob("*") if p.is_file())
         if seed == "1":
-            cache.put("envs", files[0].name, json.dumps({**data, "sentinel": True}).encode())
-    assert data.get("sentinel") is True
+            first = files
+            for f in files:
+                data = json.loads(f.read_bytes().partition(b"\n")[2])
+                cache.put("envs", f.name, json.dumps({**data, "sentinel": True}).encode())
+    assert files == first and len(files) > 1  # no file of another key
+    for f in files:
+        assert json.loads(f.read_bytes().partition(b"\n")[2]).get("sentinel") is True
     assert outputs[0] == outputs[1]
 
 
