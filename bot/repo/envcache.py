@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot import cache
@@ -40,6 +41,7 @@ KIND = "envs"
 T = TypeVar("T")
 
 
+@lru_cache(maxsize=8192, typed=True)  # the same entries, points and sets of names come again and again
 def _part(part: object) -> str:
     if isinstance(part, tuple):
         return "(" + ",".join(map(_part, part)) + ")"
@@ -55,11 +57,15 @@ def _sub(across: tuple[object, ...]) -> str:
     return "\0".join(_part(p) for i, p in enumerate(across) if i != 1)
 
 
-_dumps = json.JSONEncoder(separators=(",", ":")).encode
+def _unknown(obj: object) -> dict[str, str]:
+    if isinstance(obj, Unk):
+        return {"U": obj.why}
+    raise TypeError(f"cannot keep a {type(obj).__name__} in the env cache")
 
 
-def enc_env(env: dict[str, Val]) -> dict[str, list[Any]]:
-    return {n: [p if type(p) is str else {"U": p.why} for p in v] for n, v in env.items()}  # type: ignore[union-attr]
+# An env is written as it is (a value's tuple is a JSON array): the C encoder calls
+# ``_unknown`` only for the unknown parts.
+_dumps = json.JSONEncoder(separators=(",", ":"), default=_unknown).encode
 
 
 class EnvStore:
@@ -151,10 +157,9 @@ class EnvStore:
         """Write the files that have something new: what this lint used of their entries (a
         store lives as long as one lint's facts: gather and the rules flush)."""
         for bucket in sorted(self._made):
-            # one answer at a time: the encoded form of a whole file is never held at once
-            text = ",".join(_dumps(_sub(k)) + ":" + _dumps(enc_env(v) if isinstance(v, dict) else v)
-                            for k, v in self._used[bucket].items())
-            cache.put(KIND, self._file(bucket), ("{" + text + "}").encode("utf-8", "surrogatepass"))
+            # one bucket at a time, its answers as they are held (references, not copies)
+            text = _dumps({_sub(k): v for k, v in self._used[bucket].items()})
+            cache.put(KIND, self._file(bucket), text.encode("ascii"))
         self._made.clear()
 
 
