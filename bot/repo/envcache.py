@@ -1,9 +1,10 @@
 """Rendered launcher envs kept across processes: what ``EnvSource`` computes from the
 workflows for an (entry, point, node) is the same in every lint of the same texts.
 
-A warm lint of InferenceX renders about 2,000 envs (each a walk of the workflow's env
-expressions, matrix fields and inputs) and asks which path runs each point: a quarter of
-the lint once the evaluations come from ``bot.repo.evalcache``. Those answers depend only
+A lint of InferenceX makes about 6,000 such answers: envs (each a walk of the workflow's
+env expressions, matrix fields and inputs), the few variables of one a comparison needs,
+and which path runs each point. Once the evaluations came from ``bot.repo.evalcache``, they
+were a sixth of a warm lint. Those answers depend only
 on what ``EnvSource._across`` keys them by: the workflows' texts and the profile, the
 call's place among the workflows' calls, the entry's and the point's contents, the node
 and the label, and the names asked for. Nothing else is read: a render sees no other file
@@ -71,9 +72,9 @@ _dumps = json.JSONEncoder(separators=(",", ":"), default=_unknown).encode
 class EnvStore:
     """The answers of one (workflow texts, profile): ``BUCKETS`` files by a hash of the entry
     (its name and content), each read on the first question of one of its entries, written
-    by ``flush`` when the lint made something new for one of them. Only what was asked is decoded; what is written is
-    encoded then, one entry at a time, from the values the lint holds anyway (a 10x
-    synthetic repo has 20,000 renders: nothing is kept twice)."""
+    by ``flush`` when the lint made something new for one of them. Only what is asked is
+    decoded; what is written is encoded then, a file at a time, from the values the lint
+    holds anyway (a 10x synthetic repo makes 38,000 answers: none is kept twice)."""
 
     def __init__(self, shared_key: tuple[object, ...]) -> None:
         self.key = repr(shared_key)
