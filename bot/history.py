@@ -186,10 +186,13 @@ def lint_commit(repo: str, sha: str, conf: Config | None, adjust: Callable[[Conf
 def lint_all(repo: str, shas: Iterable[str], conf: Config | None,
              adjust: Callable[[Config], Config]) -> Iterator[Linted]:
     """The commits linted in this order, in this process (each reuses the last one's blobs)."""
+    from bot.repo import envcache
+
     known: dict[str, bytes] = {}
-    for sha in shas:
-        got, known = lint_commit(repo, sha, conf, adjust, known)
-        yield got
+    with envcache.memory_only():
+        for sha in shas:
+            got, known = lint_commit(repo, sha, conf, adjust, known)
+            yield got
 
 
 # ------------------------------------------------------------------ episodes

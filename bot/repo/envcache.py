@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -38,8 +39,26 @@ if TYPE_CHECKING:
 
 FORMAT = "1"
 BUCKETS = 16
+_memory_only = 0  # walks (``history``) during which renders stay in the process
 KIND = "envs"
 T = TypeVar("T")
+
+
+def enabled() -> bool:
+    return cache.enabled() and not _memory_only
+
+
+@contextmanager
+def memory_only() -> Iterator[None]:
+    """No env files while this lasts: ``history``'s commits share renders through the process
+    memo, and writing the files a changed entry touches at every commit was 5% of a walk of
+    InferenceX (evaluations and parses still go to the persistent cache)."""
+    global _memory_only
+    _memory_only += 1
+    try:
+        yield
+    finally:
+        _memory_only -= 1
 
 
 @lru_cache(maxsize=8192, typed=True)  # the same entries, points and sets of names come again and again

@@ -16,8 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from bot import cache
-from bot.repo import wfenv
+from bot.repo import envcache, wfenv
 from bot.repo.configs import Entry, Point
 from bot.repo.envcache import EnvStore
 from bot.repo.envrender import additional_settings
@@ -56,7 +55,7 @@ class EnvSource:
     @cached_property
     def disk(self) -> EnvStore | None:
         """The answers kept across processes (``bot.repo.envcache``), when renders are shared."""
-        return EnvStore(self.shared_key) if self.shared_key is not None and cache.enabled() else None
+        return EnvStore(self.shared_key) if self.shared_key is not None and envcache.enabled() else None
 
     def _env_kept(self, across: tuple[object, ...], make: Callable[[], dict[str, Val]]) -> dict[str, Val]:
         disk = self.disk

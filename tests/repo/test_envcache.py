@@ -152,6 +152,27 @@ def test_the_file_key_does_not_depend_on_the_hash_seed(fresh: Path, tmp_path: Pa
     assert outputs[0] == outputs[1]
 
 
+def test_history_keeps_envs_in_the_process(fresh: Path, tmp_path: Path) -> None:
+    """``history`` walks commits with the env files off (the process memo shares renders between
+    commits); a lint afterwards writes them as before."""
+    from bot import history
+
+    root = copy_repo(FIXTURES / "workflow-env", tmp_path / "r")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "one"], cwd=root, check=True)
+    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, check=True, capture_output=True,
+                         text=True).stdout.strip()
+    (linted,) = list(history.lint_all(str(root), [sha], None, lambda c: c))
+    assert linted.findings is not None and linted.findings
+    assert not (fresh / "envs").exists()
+    assert evalcache.shared().misses > 0  # the evaluations still went to the persistent cache
+    _new_process()
+    _lint(root)
+    assert [p for p in (fresh / "envs").rglob("*") if p.is_file()]
+
+
 def test_sub_keys_sort_sets() -> None:
     a = envcache._sub(("some", "file", 3, ("e", b"\x01"), b"\x02", "n", "l", frozenset({"B", "A", "C"})))
     b = envcache._sub(("some", "other file", 3, ("e", b"\x01"), b"\x02", "n", "l", frozenset({"C", "A", "B"})))
