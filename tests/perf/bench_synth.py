@@ -16,6 +16,9 @@ For each scale, tests/perf/synth.py generates the repo (into a temp dir, or DIR/
 - cold lint: ``python -m bot lint ROOT --format json``;
 - head+base: ``python -m bot lint ROOT --new-from-rev HEAD~1 --format json`` (lints HEAD
   and HEAD~1, the review of the one-line PR);
+- warm PR: the cold lint of HEAD (the one-line PR) with a cache folder that only an untimed
+  ``lint --rev HEAD~1`` (the PR's base, as the push workflow would have linted it) filled: what
+  the review of a pull request and a pre-commit run after a small edit cost;
 - warm lint: the cold lint again with a cache folder an untimed lint filled (the persistent
   evaluation cache, bot/repo/evalcache.py);
 - serve: ``python -m bot serve ROOT --format json`` (every entry, first point of each);
@@ -164,6 +167,7 @@ def report(runs: dict[str, Runs], shellcheck: str | None) -> None:
     cold = runs["cold lint"]
     print(f"  ratios: cold/floor {ratio(cold, runs['floor'])}; "
           f"warm/floor {ratio(runs['warm lint'], runs['floor'])}; "
+          f"warm PR/floor {ratio(runs['warm PR'], runs['floor'])}; "
           f"headbase/cold {ratio(runs['head+base'], cold)}; "
           f"serve/cold {ratio(runs['serve'], cold)}"
           + (f"; shellcheck/cold {ratio(runs['shellcheck'], cold)}" if shellcheck else ""))
@@ -193,12 +197,17 @@ def bench_scale(repo: Path, repeat: int, shellcheck: str | None) -> dict[str, Ru
     if shellcheck:
         cmds["shellcheck"] = [shellcheck, "-S", "error", "-f", "json", *shell_files]
     runs = {k: Runs() for k in cmds}
+    runs["warm PR"] = Runs()
     runs["warm lint"] = Runs()
+    base_lint = [py, "-m", "bot", "lint", str(repo), "--rev", "HEAD~1", "--format", "json"]
     with tempfile.TemporaryDirectory(prefix="bench-warm-") as warm:
         timed(cmds["cold lint"], ROOT, Runs(), Path(warm))  # fills the cache (not counted)
         for _ in range(repeat):
             for kind, cmd in cmds.items():
                 timed(cmd, repo if kind == "shellcheck" else ROOT, runs[kind])
+            with tempfile.TemporaryDirectory(prefix="bench-base-") as base_cache:
+                timed(base_lint, ROOT, Runs(), Path(base_cache))  # the base's cache (not counted)
+                timed(cmds["cold lint"], ROOT, runs["warm PR"], Path(base_cache))
             timed(cmds["cold lint"], ROOT, runs["warm lint"], Path(warm))
     return runs
 
