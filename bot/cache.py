@@ -139,7 +139,7 @@ def put(kind: str, k: str, payload: bytes) -> None:
         now = _known.get(base)
         due = now is None or now + len(data) > MAX_BYTES
         if now is not None and not due:
-            _known[base] = now + len(data)
+            _known[base] = now + len(data)  # a rewritten key counts twice: a walk comes early, never late
     if due:
         prune(MAX_BYTES)
 

@@ -153,12 +153,13 @@ class EnvStore:
         noted as used by this lint: a file written later holds all its entries' answers that
         the lint used, not only those the memo did not have (``event``'s second lint,
         ``history``'s commits after the first)."""
-        value = shared(across, lambda: self._stored_or_made(across, make, dec))
-        self._used.setdefault(self._bucket(across[3]), {}).setdefault(across, value)  # type: ignore[arg-type]
+        bucket = self._bucket(across[3])
+        value = shared(across, lambda: self._stored_or_made(bucket, across, make, dec))
+        self._used.setdefault(bucket, {}).setdefault(across, value)  # type: ignore[arg-type]
         return value
 
-    def _stored_or_made(self, across: tuple[object, ...], make: Callable[[], T], dec: Callable[[Any], T]) -> T:
-        bucket = self._bucket(across[3])
+    def _stored_or_made(self, bucket: int, across: tuple[object, ...], make: Callable[[], T],
+                        dec: Callable[[Any], T]) -> T:
         stored = self._load(bucket)
         raw = stored.pop(_sub(across), None) if stored else None
         if raw is not None:

@@ -58,6 +58,7 @@ class EnvSource:
         return EnvStore(self.shared_key) if self.shared_key is not None and envcache.enabled() else None
 
     def _env_kept(self, across: tuple[object, ...], make: Callable[[], dict[str, Val]]) -> dict[str, Val]:
+        """An env shared by content: in this process, and across processes when the disk is on."""
         disk = self.disk
         return shared(across, make) if disk is None else disk.kept(across, make, disk.dec_env)
 
@@ -106,12 +107,10 @@ class EnvSource:
         key = (call.name, entry.name, point.scenario, point.pos.line)
         if key not in self._applies:
             across = self._across("applies", call, entry, point, node, label)
-            disk = self.disk
-            if across is not None and disk is not None:
-                self._applies[key] = disk.kept(across, lambda: self._applies_now(call, entry, point, node, label),
-                                               disk.dec_bool)
-            elif across is not None:
-                self._applies[key] = shared(across, lambda: self._applies_now(call, entry, point, node, label))
+            if across is not None:
+                make = lambda: self._applies_now(call, entry, point, node, label)  # noqa: E731
+                disk = self.disk
+                self._applies[key] = shared(across, make) if disk is None else disk.kept(across, make, disk.dec_bool)
             else:
                 self._applies[key] = self._applies_now(call, entry, point, node, label)
         return self._applies[key]
