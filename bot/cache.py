@@ -24,7 +24,8 @@ What is cached (callers own their keys, which must cover every input):
 - ``eval``: launcher evaluations (``bot.repo.evalcache``); ``syntax`` and ``needs``: a
   script's syntax check and the variables it needs, by its text (``bot.repo.parsed``);
   ``recipe``: a recipe's containers (``bot.repo.recipefile``); ``envs``: the envs the
-  workflows hand the launchers (``bot.repo.envcache``).
+  workflows hand the launchers (``bot.repo.envcache``); ``lint``: a whole lint's findings,
+  by tree content and configuration (``bot.lintcache``).
 """
 
 from __future__ import annotations

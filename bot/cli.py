@@ -386,7 +386,7 @@ def _lint(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(out)
     if args.timings:
-        for phase, secs in result.facts.timings.items():
+        for phase, secs in result.timings.items():
             print(f"{phase:>10}: {secs:.3f}s", file=sys.stderr)
     failing = [f for f in findings if f.severity >= conf.fail_on]
     return EXIT_FINDINGS if failing else EXIT_OK

@@ -4,37 +4,80 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from bot import rules
+from bot import lintcache
 from bot.config import Config
 from bot.findings import Finding
-from bot.gctune import fewer_collections
-from bot.repo.envcache import flush
-from bot.repo.facts import Facts, gather
-from bot.repo.jobs import coverage
 from bot.repo.tree import Tree
 from bot.report import Stats
-from bot.suppress import Suppression
+
+if TYPE_CHECKING:
+    from bot.repo.facts import Facts
+    from bot.suppress import Suppression
 
 
-@dataclass
 class LintResult:
-    findings: list[Finding]
-    facts: Facts
-    stats: Stats
+    """The findings and figures of one lint, and the facts they came from. A result the
+    lint cache gave has no facts yet: they are gathered when first asked for."""
+
+    def __init__(self, findings: list[Finding], stats: Stats, facts: Facts | None = None,
+                 source: tuple[Tree, Config] | None = None) -> None:
+        self.findings = findings
+        self.stats = stats
+        self.cached = facts is None
+        self._facts = facts
+        self._source = source
+
+    @property
+    def facts(self) -> Facts:
+        if self._facts is None:
+            assert self._source is not None
+            from bot.gctune import fewer_collections
+            from bot.repo.envcache import flush
+            from bot.repo.facts import gather
+
+            tree, conf = self._source
+            with fewer_collections():
+                self._facts = gather(tree, conf.profile)
+            flush(self._facts)
+        return self._facts
+
+    @property
+    def timings(self) -> dict[str, float]:
+        """Seconds per phase (``--timings``); a cached result's one phase is the lookup."""
+        if self._facts is None:
+            return {"cached": self.stats.seconds}
+        return self._facts.timings
 
 
 def lint(tree: Tree, conf: Config, honoured: Callable[[Suppression], bool] | None = None) -> LintResult:
-    """``honoured``: which inline suppressions count (all by default; ``rules.run``)."""
+    """``honoured``: which inline suppressions count (all by default; ``rules.run``). Without
+    it, the result is looked up in and kept by the lint cache (``bot.lintcache``)."""
     t0 = time.perf_counter()
     tree.limit(conf.max_file_bytes)
+    key = lintcache.key_of(tree, conf) if honoured is None else None
+    if key is not None:
+        kept = lintcache.load(key)
+        if kept is not None:
+            findings, (files, entries, launchers, scripts), cover = kept
+            stats = Stats(files, entries, launchers, scripts, time.perf_counter() - t0, cover)
+            return LintResult(findings, stats, source=(tree, conf))
+    from bot import rules
+    from bot.gctune import fewer_collections
+    from bot.repo.envcache import flush
+    from bot.repo.facts import gather
+    from bot.repo.jobs import coverage
+
     with fewer_collections():
         facts = gather(tree, conf.profile)
         findings = rules.run(facts, conf, honoured)
         flush(facts)
     elapsed = time.perf_counter() - t0
     files = len(facts.configs) + len(facts.shell_files()) + (1 if facts.runners.path else 0)
-    stats = Stats(files, len(facts.entries), len(facts.launcher_files), len(facts.scripts), elapsed,
-                  coverage(facts, facts.jobs))
-    return LintResult(findings, facts, stats)
+    cover = coverage(facts, facts.jobs)
+    if key is not None and lintcache.keepable(facts):
+        lintcache.store(key, findings, (files, len(facts.entries), len(facts.launcher_files), len(facts.scripts)),
+                        cover)
+    stats = Stats(files, len(facts.entries), len(facts.launcher_files), len(facts.scripts), elapsed, cover)
+    return LintResult(findings, stats, facts)

@@ -52,3 +52,12 @@ def _cache_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> object:
         os.environ.pop("BENCHBOT_CACHE_DIR", None)
     else:
         os.environ["BENCHBOT_CACHE_DIR"] = old
+
+
+@pytest.fixture
+def no_lint_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every lint gathers: a whole-lint hit (``bot.lintcache``) would skip the caches below it
+    that a test is about."""
+    from bot import lintcache
+
+    monkeypatch.setattr(lintcache, "key_of", lambda _tree, _conf: None)

@@ -385,7 +385,7 @@ def test_lint_of_a_damaged_revision_is_a_clear_error(story: tuple[Path, dict[str
     obj = repo / ".git" / "objects" / blob[:2] / blob[2:]
     obj.chmod(0o644)
     obj.unlink()
-    code = main(["lint", str(repo), "--rev", c["c5"]])
+    code = main(["lint", str(repo), "--rev", c["c5"], "--no-cache"])
     _, err = capsys.readouterr()
     assert code == 2 and f"{MI300X}: git has no object {blob}" in err and "internal error" not in err
 

@@ -3,6 +3,7 @@ renames between two of them. One ``git`` runner and one ``cat-file --batch`` rea
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 from collections.abc import Iterable
@@ -102,6 +103,17 @@ class _BlobTree(Tree):
         missing = [s for s in dict.fromkeys(shas) if s not in known]
         got = dict(zip(missing, _batch(self.repo, missing)))
         return [known[s] if s in known else got[s] for s in shas]
+
+    def content_key(self) -> str:
+        """Every path with its blob id (git hashed the bytes) or link target, and the size budget."""
+        entries = self._entries
+        h = hashlib.blake2b(digest_size=32)
+        h.update(f"blobs {self.max_bytes}\0".encode())
+        for path in sorted(entries):
+            target = entries[path]
+            h.update(b"%s\0%s\0%s\0" % (path.encode("utf-8", "surrogateescape"), self._blobs[path].encode(),
+                                         b"" if target is None else target.encode("utf-8", "surrogateescape")))
+        return h.hexdigest()
 
     def blobs_read(self) -> dict[str, bytes]:
         """The blobs read so far, by sha (for the next tree of a walk over commits)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import glob
+import hashlib
 import os
 import posixpath
 import re
@@ -142,6 +143,12 @@ class Tree:
         data = self.read(path)
         return data.decode("utf-8", "replace") if data is not None else None
 
+    def content_key(self) -> str | None:
+        """A key that changes whenever anything a lint could read of the tree does (paths,
+        links, bytes, why a file cannot be read; under the current size budget); None: this
+        kind of tree has none (``bot.lintcache`` does not keep its lint)."""
+        return None
+
 
 @functools.lru_cache(maxsize=1024)
 def _compile(pattern: str) -> "_Matcher":
@@ -199,6 +206,25 @@ class WorkTree(Tree):
                 else:
                     out[path] = None
         return out
+
+    def content_key(self) -> str:
+        """Every path with its link target, or its bytes' digest, or why it cannot be read:
+        contents, not modification times (an edit within one tick of the file system's
+        clock still changes the key)."""
+        h = hashlib.blake2b(digest_size=32)
+        h.update(f"work {self.max_bytes}\0".encode())
+        for path in self._sorted:
+            h.update(path.encode("utf-8", "surrogateescape") + b"\0")
+            target = self._entries[path]
+            if target is not None:
+                h.update(b"L" + target.encode("utf-8", "surrogateescape") + b"\0")
+                continue
+            data = self._read(path)
+            if data is None:
+                h.update(b"P" + self._problems.get(path, "unreadable").encode() + b"\0")
+                continue
+            h.update(b"F" + hashlib.blake2b(data, digest_size=32).digest())
+        return h.hexdigest()
 
     def _check(self, path: str) -> str | None:
         try:

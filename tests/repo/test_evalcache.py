@@ -21,7 +21,7 @@ FIXTURE_NAMES = ["workflow-env", "root-causes", "multinode", "case-and-functions
 
 
 @pytest.fixture
-def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_lint_cache: None) -> Path:
     """An empty cache folder and an empty process store."""
     monkeypatch.setenv("BENCHBOT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("BENCHBOT_NO_CACHE", raising=False)

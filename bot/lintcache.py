@@ -1,0 +1,178 @@
+"""A whole lint's findings kept across processes, by everything they depend on.
+
+A lint is a pure function of three things: the tree's contents (every path, every link
+target, every file's bytes or why it cannot be read), the configuration it runs with, and
+benchbot's own code. ``lint`` looks its result up by a key of the three before it gathers
+anything; a hit costs a walk of the tree and one small file, where the rest of the caches
+(evaluations, parses, workflow envs) still leave the whole pipeline to run. What it saves:
+a second lint of a tree nobody changed (a pre-commit run after ``git commit --amend -m``, a
+re-run CI job, the base of every pull request opened against the same main, a ``history``
+over a range it walked before).
+
+The tree's key (``Tree.content_key``):
+- a git revision: its tree id (git hashed every blob, mode and link already);
+- the index (``--staged``): every path's blob id and link target;
+- a work tree: every path, link target, the bytes' BLAKE2b of each regular file within the
+  size budget (its executable bit too), and the reason for any other (too large, a FIFO).
+  Contents, never modification times: an edit within a clock tick is never missed.
+Another kind of tree (the fix loop's) is not cached.
+
+The configuration's key is its canonical JSON (sets sorted, never in hash order).
+
+Not kept: a lint that ran out of a time budget (a deadline depends on the machine, not the
+inputs), and a lint told which suppressions to honour (the PR bot's head: its answer
+depends on the base). A hit has no facts: ``LintResult.facts`` gathers them when a caller
+asks (``--new-from-rev``'s change rules, the PR bot), through the other caches.
+
+The entry is xz-compressed JSON (a fix holds whole files, each text stored once), decoded
+field by field with a bound on its size: a damaged or hostile file is a miss, never
+findings (``bot.cache`` already drops one whose checksum fails).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import lzma
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from bot import cache
+from bot.findings import Edit, Finding, Fix, Related, Severity
+
+if TYPE_CHECKING:
+    from bot.config import Config
+    from bot.repo.facts import Facts
+    from bot.repo.jobs import Coverage
+    from bot.repo.tree import Tree
+
+KIND = "lint"
+FORMAT = "1"
+MAX_DECODED = 256 * 1024 * 1024  # an entry that decodes to more is not ours: a miss
+
+
+def _canon(obj: object) -> Any:
+    """A JSON-able form of a configuration that is the same in every process."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: _canon(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, enum.Enum):
+        return _canon(obj.value)
+    if isinstance(obj, Mapping):
+        return sorted([str(k), _canon(v)] for k, v in obj.items())
+    if isinstance(obj, (set, frozenset)):
+        return sorted((_canon(v) for v in obj), key=lambda v: json.dumps(v, sort_keys=True))
+    if isinstance(obj, (list, tuple)):
+        return [_canon(v) for v in obj]
+    if obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    return repr(obj)
+
+
+def key_of(tree: Tree, conf: Config) -> str | None:
+    """The key of this lint, or None when it is not to be cached (cache off, a tree kind
+    without a content key)."""
+    if not cache.enabled():
+        return None
+    content = tree.content_key()
+    if content is None:
+        return None
+    return cache.key(KIND, FORMAT, content, json.dumps(_canon(conf), sort_keys=True))
+
+
+def keepable(facts: Facts) -> bool:
+    """Whether the findings of these facts depend on the inputs alone (no time budget ran out)."""
+    return not (any(r.budget_hits for r in facts.runs)
+                or any(p.result.budget_hits for p in facts.path_runs)
+                or any(facts.scan_budget_hits.values()))
+
+
+# ------------------------------------------------------------------ encoding
+
+
+def _enc_finding(f: Finding, text: dict[str, int]) -> list[Any]:
+    """``text``: each whole-file text of an edit is stored once (by its index in the entry's
+    table): the fixes of one file all start from the same text."""
+    fix = None if f.fix is None else [f.fix.description, f.fix.given, f.fix.safe,
+                                      [[e.path, text.setdefault(e.old, len(text)), text.setdefault(e.new, len(text))]
+                                       for e in f.fix.edits]]
+    return [f.rule, f.code, int(f.severity), f.path, f.line, f.column, f.message,
+            [[r.path, r.line, r.note, r.rule, r.key] for r in f.related], list(f.entries), fix, f.key]
+
+
+def _str(v: Any) -> str:
+    if not isinstance(v, str):
+        raise ValueError("not a string")
+    return v
+
+
+def _int(v: Any) -> int:
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise ValueError("not an integer")
+    return v
+
+
+def _text(texts: list[str], index: Any) -> str:
+    if not 0 <= _int(index) < len(texts):
+        raise ValueError("no such text")
+    return texts[index]
+
+
+def _dec_finding(raw: Any, texts: list[str]) -> Finding:
+    rule, code, sev, path, line, column, message, related, entries, fix, key = raw
+    dfix = None
+    if fix is not None:
+        desc, given, safe, edits = fix
+        if not isinstance(safe, bool):
+            raise ValueError("not a boolean")
+        dfix = Fix(_str(desc), _str(given), safe,
+                   tuple(Edit(_str(p), _text(texts, o), _text(texts, n)) for p, o, n in edits))
+    return Finding(_str(rule), _str(code), Severity(_int(sev)), _str(path), _int(line), _int(column), _str(message),
+                   tuple(Related(_str(p), _int(ln), _str(note), _str(r), _str(k)) for p, ln, note, r, k in related),
+                   tuple(_str(e) for e in entries), dfix, _str(key))
+
+
+def _enc_coverage(c: Coverage | None) -> list[Any] | None:
+    if c is None:
+        return None
+    return [c.analysed, [list(t) for t in c.handed], c.rejected, c.unknown, c.recipes_checked, c.recipes_missing,
+            [list(t) for t in c.recipes_external]]
+
+
+def _dec_coverage(raw: Any) -> Coverage | None:
+    from bot.repo.jobs import Coverage
+
+    if raw is None:
+        return None
+    analysed, handed, rejected, unknown, checked, missing, external = raw
+    return Coverage(_int(analysed), tuple((_str(t), _int(n)) for t, n in handed), _int(rejected), _int(unknown),
+                    _int(checked), _int(missing), tuple((_str(t), _int(n)) for t, n in external))
+
+
+def store(key: str, findings: list[Finding], counts: tuple[int, int, int, int], coverage: Coverage | None) -> None:
+    text: dict[str, int] = {}
+    payload = {"findings": [_enc_finding(f, text) for f in findings], "counts": list(counts),
+               "coverage": _enc_coverage(coverage), "texts": list(text)}
+    raw = json.dumps(payload, separators=(",", ":")).encode()  # ASCII: lone surrogates are escaped
+    # xz at preset 1: a fix holds whole files (a master config of InferenceX: 1.3 MB of JSON
+    # becomes 30 KB, in about 15 ms); a hit decodes it in 2 ms
+    cache.put(KIND, key, lzma.compress(raw, preset=1))
+
+
+def load(key: str) -> tuple[list[Finding], tuple[int, int, int, int], Coverage | None] | None:
+    """What ``store`` kept under ``key``; None when there is nothing (or nothing usable)."""
+    data = cache.get(KIND, key)
+    if data is None:
+        return None
+    try:
+        unpack = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+        raw = unpack.decompress(data, max_length=MAX_DECODED)
+        if not unpack.eof:  # more than any lint keeps, or cut short
+            return None
+        got = json.loads(raw)
+        texts = [_str(t) for t in got["texts"]]
+        findings = [_dec_finding(f, texts) for f in got["findings"]]
+        files, entries, launchers, scripts = (_int(n) for n in got["counts"])
+        return findings, (files, entries, launchers, scripts), _dec_coverage(got["coverage"])
+    except (ValueError, TypeError, KeyError, lzma.LZMAError, RecursionError):
+        return None
