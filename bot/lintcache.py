@@ -113,9 +113,10 @@ def _int(v: Any) -> int:
 
 
 def _text(texts: list[str], index: Any) -> str:
-    if not 0 <= _int(index) < len(texts):
+    i = _int(index)
+    if not 0 <= i < len(texts):
         raise ValueError("no such text")
-    return texts[index]
+    return texts[i]
 
 
 def _dec_finding(raw: Any, texts: list[str]) -> Finding:
