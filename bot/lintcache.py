@@ -9,13 +9,15 @@ a second lint of a tree nobody changed (a pre-commit run after ``git commit --am
 re-run CI job, the base of every pull request opened against the same main, a ``history``
 over a range it walked before).
 
-The tree's key (``Tree.content_key``):
-- a git revision: its tree id (git hashed every blob, mode and link already);
-- the index (``--staged``): every path's blob id and link target;
-- a work tree: every path, link target, the bytes' BLAKE2b of each regular file within the
-  size budget (its executable bit too), and the reason for any other (too large, a FIFO).
-  Contents, never modification times: an edit within a clock tick is never missed.
-Another kind of tree (the fix loop's) is not cached.
+The tree's key (``Tree.content_key``; the size budget is part of it):
+- a git revision or the index (``--staged``): every path's blob id (git hashed the bytes)
+  and link target, from the ``ls-tree``/``ls-files`` a lint runs anyway; a revision and an
+  index holding the same blobs are the same lint;
+- a work tree: every path, link target, the BLAKE2b of each readable file's bytes, and the
+  reason for any other (too large, a FIFO, unreadable). Contents, never modification
+  times: an edit within one tick of the file system's clock is never missed. On
+  InferenceX (1,276 files, 12.6 MB) that is 70 ms.
+A tree kind without a content key (``Tree.content_key`` gives None) is not cached.
 
 The configuration's key is its canonical JSON (sets sorted, never in hash order).
 
