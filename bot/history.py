@@ -180,7 +180,9 @@ def lint_commit(repo: str, sha: str, conf: Config | None, adjust: Callable[[Conf
         result = lint(tree, used)
     except TreeError as exc:  # git could not give a blob (a shallow or damaged clone)
         return Linted(sha, None, str(exc)), {}
-    return Linted(sha, [replace(f, fix=None) for f in result.findings]), tree.blobs_read()
+    findings = [replace(f, fix=None) for f in result.findings]
+    result.release()
+    return Linted(sha, findings), tree.blobs_read()
 
 
 def lint_all(repo: str, shas: Iterable[str], conf: Config | None,

@@ -43,6 +43,15 @@ class LintResult:
             flush(self._facts)
         return self._facts
 
+    def release(self) -> None:
+        """Drop the facts' references now: their graph holds cycles (the env source and the
+        facts point at each other), so without this it waits for a full collection
+        (``history``, one lint a commit, calls it once it has the findings)."""
+        if self._facts is not None:
+            self._facts.__dict__.clear()
+            self._facts = None
+            self._source = None
+
     @property
     def timings(self) -> dict[str, float]:
         """Seconds per phase (``--timings``); a cached result's one phase is the lookup."""

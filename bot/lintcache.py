@@ -22,9 +22,10 @@ A tree kind without a content key (``Tree.content_key`` gives None) is not cache
 The configuration's key is its canonical JSON (sets sorted, never in hash order).
 
 Not kept: a lint that ran out of a time budget (a deadline depends on the machine, not the
-inputs), and a lint told which suppressions to honour (the PR bot's head: its answer
-depends on the base). A hit has no facts: ``LintResult.facts`` gathers them when a caller
-asks (``--new-from-rev``'s change rules, the PR bot), through the other caches.
+inputs; ``bash -n``'s on a file tree-sitter rejects included), and a lint told which
+suppressions to honour (the PR bot's head: its answer depends on the base). A hit has no
+facts: ``LintResult.facts`` gathers them when a caller asks (``--new-from-rev``'s change
+rules, the PR bot), through the other caches.
 
 The entry is xz-compressed JSON (a fix holds whole files, each text stored once), decoded
 field by field with a bound on its size: a damaged or hostile file is a miss, never
@@ -83,10 +84,12 @@ def key_of(tree: Tree, conf: Config) -> str | None:
 
 
 def keepable(facts: Facts) -> bool:
-    """Whether the findings of these facts depend on the inputs alone (no time budget ran out)."""
+    """Whether the findings of these facts depend on the inputs alone (no time budget ran out:
+    an evaluation's, a reference scan's, or ``bash -n``'s on a file tree-sitter rejected)."""
     return not (any(r.budget_hits for r in facts.runs)
                 or any(p.result.budget_hits for p in facts.path_runs)
-                or any(facts.scan_budget_hits.values()))
+                or any(facts.scan_budget_hits.values())
+                or facts.undecided)
 
 
 # ------------------------------------------------------------------ encoding

@@ -5,7 +5,10 @@ from __future__ import annotations
 import gc
 import threading
 
+import pytest
+
 from bot import gctune
+from tests.conftest import EXAMPLE
 
 
 def test_thresholds_are_raised_inside_and_restored_after() -> None:
@@ -85,3 +88,44 @@ def test_a_run_of_lints_does_not_keep_the_cycles_each_one_left() -> None:
             gctune.settle()
     alive = sum(1 for r in left if r() is not None)
     assert alive < gctune.COLLECT_EVERY
+
+
+class _Marker:
+    """Something only a lint's facts hold."""
+
+
+@pytest.mark.parametrize("release", [True, False])
+def test_a_released_lint_frees_what_its_facts_hold_without_a_collection(release: bool,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lint's facts can sit in a reference cycle (on InferenceX an evaluator's file-system
+    view and ``Facts.options``' closures point back at them), and then all they hold waits for
+    a full collection. ``LintResult.release``, which ``history`` calls once it has a commit's
+    findings, frees it by reference counting: in a ``history`` of InferenceX a full pass then
+    finds a sixth of the objects (260,000 against 1,530,000 over four commits)."""
+    import weakref
+
+    from bot import cache
+    from bot.config import load_config
+    from bot.lint import lint
+    from bot.repo.tree import WorkTree
+
+    monkeypatch.setattr(cache, "_disabled", True)  # a lint that gathers, not a kept result
+    tree = WorkTree(str(EXAMPLE))
+    result = lint(tree, load_config(tree))
+    findings = [f.text() for f in result.findings]
+    marker = _Marker()
+    held = weakref.ref(marker)
+    result.facts.memo["marker"] = marker
+    result.facts.memo["cycle"] = result.facts  # the facts in a cycle, as on InferenceX
+    del marker
+    gc.disable()
+    try:
+        if release:
+            result.release()
+        del result
+        assert (held() is None) == release
+    finally:
+        gc.enable()
+        gc.collect()
+    assert held() is None  # a full collection frees it either way
+    assert findings

@@ -218,3 +218,34 @@ def test_honoured_suppressions_and_no_cache_are_never_kept(seed_repo: Path, fres
     finally:
         cache.disable(False)
     assert not (fresh / "lint").exists()
+
+
+def test_a_bash_verdict_that_timed_out_is_not_kept(seed_repo: Path, fresh: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """tree-sitter rejects ``exec 3<>/dev/tcp/...``; ``bash -n`` has the last word. When bash
+    does not answer in time the file stays rejected, and that verdict (of this machine, not
+    of the file) is not kept: the next lint asks bash again."""
+    import subprocess
+
+    from bot.repo import parsed as parsed_mod
+
+    script = seed_repo / "benchmarks" / "single_node" / "fixed_seq_len" / "kimik2.5_int4_mi355x.sh"
+    script.write_text(script.read_text() + "exec 3<>/dev/tcp/localhost/8888\n")
+    real_run = subprocess.run
+
+    def slow(cmd: list[str], *args: object, **kwargs: object) -> object:
+        if cmd[:2] == ["bash", "-n"]:
+            raise subprocess.TimeoutExpired(cmd, 10)
+        return real_run(cmd, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(parsed_mod.subprocess, "run", slow)
+    timed_out = _lint(WorkTree(str(seed_repo)))
+    rel = str(script.relative_to(seed_repo))
+    assert timed_out.facts.undecided == [rel] and not lintcache.keepable(timed_out.facts)
+    assert any(f.rule == "shell-syntax" and f.path == rel for f in timed_out.findings)
+    monkeypatch.undo()
+    monkeypatch.setenv("BENCHBOT_CACHE_DIR", str(fresh))
+    answered = _lint(WorkTree(str(seed_repo)))
+    assert not answered.cached and answered.facts.undecided == []
+    assert not any(f.rule == "shell-syntax" for f in answered.findings)
+    assert _lint(WorkTree(str(seed_repo))).cached

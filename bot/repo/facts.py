@@ -9,9 +9,7 @@ No judgement happens here: the rules decide what is wrong.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -124,6 +122,7 @@ class Facts:
     _overrides: dict[str, bytes] = field(default_factory=dict)
     # The reference scan (no entry) running out of a budget: script path -> what ran out.
     scan_budget_hits: dict[str, tuple[BudgetHit, ...]] = field(default_factory=dict)
+    undecided: list[str] = field(default_factory=list)  # files ``bash -n`` gave no verdict on in time
     # The serve sinks (``bot.serve.gather.sinks``): evaluations record servers, clients,
     # written files and hand-off environments (``bot.shell.serving``). None for lint.
     sinks: Callable[[list[Val]], tuple[str, int] | None] | None = None
@@ -330,7 +329,10 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
         data = tree.read(path) if real is not None else None
         if real is not None and data is not None and real not in facts.syntax:
             errors = _parsed.syntax_errors(syntax_errors, data)
-            if errors and _bash_accepts(data):
+            verdict = _parsed.bash_accepts(data) if errors else False
+            if verdict is None:  # bash did not answer in time: a verdict of this machine's, not of the file
+                facts.undecided.append(real)
+            if verdict:
                 # tree-sitter-bash lacks a few constructs (e.g. ``exec 3<>/dev/tcp/...``);
                 # bash's own parser (-n: read, never execute) has the last word.
                 facts.parser_gaps[real] = errors
@@ -356,16 +358,6 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
     facts.timings = {"read": t1 - t0, "parse": t2 - t1, "resolve": t3 - t2, "references": t4 - t3,
                      "jobs": time.perf_counter() - t4}
     return facts
-
-
-def _bash_accepts(data: bytes) -> bool:
-    """``bash -n`` on the text (stdin): parses only, executes nothing."""
-    try:
-        proc = subprocess.run(["bash", "-n"], input=data, capture_output=True, timeout=10, check=False,
-                              env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0
 
 
 def _resolve_runs(facts: Facts) -> None:

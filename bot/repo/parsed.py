@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -125,3 +127,17 @@ def reset() -> None:
     global _bytes
     _memo.clear()
     _bytes = 0
+
+
+def bash_accepts(data: bytes) -> bool | None:
+    """``bash -n`` on the text (stdin): parses only, executes nothing; asked when tree-sitter
+    rejects a script. None: no answer within the time budget (the file stays rejected,
+    ``Facts.undecided`` names it, and ``bot.lintcache`` keeps no such lint)."""
+    try:
+        proc = subprocess.run(["bash", "-n"], input=data, capture_output=True, timeout=10, check=False,
+                              env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+    except OSError:
+        return False
+    except subprocess.TimeoutExpired:
+        return None
+    return proc.returncode == 0
