@@ -25,7 +25,7 @@ YOUNG = 100_000
 # Every so many lints of one process (``history``, a server) a full collection: the next lint's
 # ``settle`` would otherwise freeze this one's cyclic garbage with the rest, for good. A full
 # pass walks every live object (0.4-0.8 s in a ``history`` of InferenceX); ``history`` frees
-# each lint's facts by reference counting (``LintResult.release``), which leaves about 5,000
+# each lint's facts by reference counting (``LintResult.release``), which leaves about 9,000
 # cyclic objects a lint (the evaluators), so one pass every 32 lints keeps memory as low as a
 # pass every 8 did without the release (100 commits: 179 MB peak against 192 MB) at a quarter
 # of the cost (5% of a ``history``).

@@ -44,9 +44,10 @@ class LintResult:
         return self._facts
 
     def release(self) -> None:
-        """Drop the facts' references now: their graph holds cycles (the env source and the
-        facts point at each other), so without this it waits for a full collection
-        (``history``, one lint a commit, calls it once it has the findings)."""
+        """Drop what the facts hold now. They can sit in reference cycles (an evaluator's
+        file-system view and ``Facts.options``' closures point back at them), and then their
+        whole graph waits for a full collection; ``history`` (one lint a commit) calls this
+        once it has the findings. The result keeps its findings and stats."""
         if self._facts is not None:
             self._facts.__dict__.clear()
             self._facts = None
