@@ -77,7 +77,8 @@ def comparison(args: argparse.Namespace, conf: Config, head: LintResult) -> tupl
             from bot.newonly import with_change
             from bot.rules.changelog_missing import check_change
 
-            compared = with_change(compared, check_change(base_tree, head.facts.tree, base.facts, head.facts, conf))
+            change = check_change(base_tree, head.facts.tree, base.read_facts, head.facts, conf)
+            compared = with_change(compared, change)
         return compared, time.perf_counter() - t0
     if args.baseline:
         return against_baseline(head.findings, read_baseline(args.baseline), args.baseline), 0.0

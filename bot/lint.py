@@ -28,6 +28,7 @@ class LintResult:
         self.cached = facts is None
         self._facts = facts
         self._source = source
+        self._read: Facts | None = None
 
     @property
     def facts(self) -> Facts:
@@ -43,6 +44,24 @@ class LintResult:
             flush(self._facts)
         return self._facts
 
+    @property
+    def read_facts(self) -> Facts:
+        """The facts as far as reading goes: entries, runners, workflows, suppressions and the
+        tree, with no runs. What a change rule and the PR bot need of a base, whose lint is
+        often a kept result: then nothing is parsed or evaluated for it. The full facts when
+        this result has them."""
+        if self._facts is not None:
+            return self._facts
+        if self._read is None:
+            assert self._source is not None
+            from bot.gctune import fewer_collections
+            from bot.repo.facts import gather
+
+            tree, conf = self._source
+            with fewer_collections():
+                self._read = gather(tree, conf.profile, evaluate=False)
+        return self._read
+
     def release(self) -> None:
         """Drop what the facts hold now. They can sit in reference cycles (an evaluator's
         file-system view and ``Facts.options``' closures point back at them), and then their
@@ -50,8 +69,8 @@ class LintResult:
         once it has the findings. The result keeps its findings and stats."""
         if self._facts is not None:
             self._facts.__dict__.clear()
-            self._facts = None
-            self._source = None
+        self._facts = self._read = None
+        self._source = None
 
     @property
     def timings(self) -> dict[str, float]:

@@ -24,8 +24,9 @@ The configuration's key is its canonical JSON (sets sorted, never in hash order)
 Not kept: a lint that ran out of a time budget (a deadline depends on the machine, not the
 inputs; ``bash -n``'s on a file tree-sitter rejects included), and a lint told which
 suppressions to honour (the PR bot's head: its answer depends on the base). A hit has no
-facts: ``LintResult.facts`` gathers them when a caller asks (``--new-from-rev``'s change
-rules, the PR bot), through the other caches.
+facts: ``LintResult.facts`` gathers them when a caller asks (the head's change rules in
+``--new-from-rev`` and the PR bot), through the other caches, and ``LintResult.read_facts``
+reads a base's entries, suppressions and tree without parsing or evaluating anything.
 
 The entry is xz-compressed JSON (a fix holds whole files, each text stored once), decoded
 field by field with a bound on its size: a damaged or hostile file is a miss, never

@@ -249,3 +249,38 @@ def test_a_bash_verdict_that_timed_out_is_not_kept(seed_repo: Path, fresh: Path,
     assert not answered.cached and answered.facts.undecided == []
     assert not any(f.rule == "shell-syntax" for f in answered.findings)
     assert _lint(WorkTree(str(seed_repo))).cached
+
+
+def test_a_kept_base_is_read_not_evaluated(tmp_path: Path, fresh: Path, monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """``--new-from-rev`` (and the PR bot) need of a base its findings and, for the change
+    rules, its entries, suppressions and tree: when the base's lint is a kept result, its
+    facts are read (``LintResult.read_facts``), never parsed or evaluated, and the report is
+    the same, changelog-missing included."""
+    from bot.cli import main
+    from bot.repo import facts as facts_mod
+    from tests.rules.test_changelog_missing import _seed_pr
+
+    repo, base, _ = _seed_pr(tmp_path)
+    real_gather = facts_mod.gather
+    calls: list[tuple[str, bool]] = []
+
+    def gather(tree: Tree, profile: object, *args: object, evaluate: bool = True, **kwargs: object) -> object:
+        calls.append((tree.root, evaluate))
+        return real_gather(tree, profile, *args, evaluate=evaluate, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(facts_mod, "gather", gather)
+    outs = []
+    for _ in range(2):
+        calls.clear()
+        parsed.reset()
+        evalcache.reset()
+        assert main(["lint", str(repo), "--new-from-rev", base, "--format", "json"]) == 1
+        outs.append(json.loads(capsys.readouterr().out))
+        if len(outs) == 1:
+            assert sorted(e for _, e in calls) == [True, True]  # both linted in full
+    assert calls == [(str(repo), True), (f"{repo}@{base}", False)]  # the head's change rules need its runs
+    for out in outs:
+        out.pop("stats")
+    assert outs[0] == outs[1]
+    assert {f["rule"] for f in outs[0]["findings"]} >= {"changelog-missing"}

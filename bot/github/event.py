@@ -162,10 +162,10 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
     try:
         base = lint(base_tree, conf)
         # inline suppressions the base has count; those the pull request adds are shown, not obeyed
-        known = policy.suppression_keys(base.facts.suppressions)
+        known = policy.suppression_keys(base.read_facts.suppressions)
         head = lint(head_tree, conf, honoured=lambda s: policy.suppression_key(s) in known)
         added = policy.added_suppressions(head.facts.suppressions, known)
-        change = check_change(base_tree, head_tree, base.facts, head.facts, conf)  # changelog-missing
+        change = check_change(base_tree, head_tree, base.read_facts, head.facts, conf)  # changelog-missing
     except Exception as exc:  # a bug of ours, never "findings": say so on the PR, one line, exit 3
         out = _not_analysed(number, head_sha, base_sha, base_ref or base_sha[:12], _reason(exc), conf, make_port)
         if opts.debug:

@@ -295,9 +295,12 @@ class Facts:
 
 
 def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
-           sinks: Callable[[list[Val]], tuple[str, int] | None] | None = None, references: bool = True) -> Facts:
+           sinks: Callable[[list[Val]], tuple[str, int] | None] | None = None, references: bool = True,
+           evaluate: bool = True) -> Facts:
     """The facts of a tree. ``sinks``: evaluate with the serve sinks on (``bot.serve``);
-    ``references``: scan every shell file for the scripts it names (dead-script; lint only)."""
+    ``references``: scan every shell file for the scripts it names (dead-script; lint only);
+    ``evaluate=False``: stop after reading (configs, runners, workflows, suppressions): what a
+    change rule needs of a base (``LintResult.read_facts``), with no runs."""
     t0 = time.perf_counter()
     _parsed.begin()
     facts = Facts(tree, profile, parser)
@@ -324,6 +327,9 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
     facts.suppressions = parse_suppressions((p, tree.text(p) or "") for p in dict.fromkeys(commented))
     gctune.settle()  # the loaded YAML stays to the end
     t1 = time.perf_counter()
+    if not evaluate:
+        facts.timings = {"read": t1 - t0}
+        return facts
     for path in facts.shell_files():
         real = tree.resolve(path)
         data = tree.read(path) if real is not None else None
