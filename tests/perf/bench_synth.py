@@ -19,6 +19,9 @@ For each scale, tests/perf/synth.py generates the repo (into a temp dir, or DIR/
 - warm PR: the cold lint of HEAD (the one-line PR) with a cache folder that only an untimed
   ``lint --rev HEAD~1`` (the PR's base, as the push workflow would have linted it) filled: what
   the review of a pull request and a pre-commit run after a small edit cost;
+- warm head+base: head+base with a cache folder that only the untimed ``lint --rev HEAD~1``
+  filled: the review of a pull request whose base the push workflow linted (the base is a
+  kept result, read not evaluated: ``LintResult.read_facts``);
 - warm lint: the cold lint again with a cache folder an untimed lint of the same tree filled:
   a hit of the whole-lint cache (bot/lintcache.py), what a re-run or the shared base of
   pull requests costs (a changed tree, "warm PR", is where the caches below it work);
@@ -98,7 +101,7 @@ class Runs:
 
     def line(self, label: str) -> str:
         codes = "/".join(str(c) for c in sorted(self.codes))
-        return (f"  {label:<11} {min(self.wall):7.2f}s min {self.med():7.2f}s med wall  {self.med_cpu():7.2f}s CPU  "
+        return (f"  {label:<14} {min(self.wall):5.2f}s min {self.med():7.2f}s med wall  {self.med_cpu():7.2f}s CPU  "
                 f"{max(self.rss_mb):6.0f} MB peak RSS  (exit {codes})")
 
 
@@ -170,6 +173,7 @@ def report(runs: dict[str, Runs], shellcheck: str | None) -> None:
           f"warm/floor {ratio(runs['warm lint'], runs['floor'])}; "
           f"warm PR/floor {ratio(runs['warm PR'], runs['floor'])}; "
           f"headbase/cold {ratio(runs['head+base'], cold)}; "
+          f"warm headbase/floor {ratio(runs['warm head+base'], runs['floor'])}; "
           f"serve/cold {ratio(runs['serve'], cold)}"
           + (f"; shellcheck/cold {ratio(runs['shellcheck'], cold)}" if shellcheck else ""))
 
@@ -199,6 +203,7 @@ def bench_scale(repo: Path, repeat: int, shellcheck: str | None) -> dict[str, Ru
         cmds["shellcheck"] = [shellcheck, "-S", "error", "-f", "json", *shell_files]
     runs = {k: Runs() for k in cmds}
     runs["warm PR"] = Runs()
+    runs["warm head+base"] = Runs()
     runs["warm lint"] = Runs()
     base_lint = [py, "-m", "bot", "lint", str(repo), "--rev", "HEAD~1", "--format", "json"]
     with tempfile.TemporaryDirectory(prefix="bench-warm-") as warm:
@@ -208,6 +213,12 @@ def bench_scale(repo: Path, repeat: int, shellcheck: str | None) -> dict[str, Ru
                 timed(cmd, repo if kind == "shellcheck" else ROOT, runs[kind])
             with tempfile.TemporaryDirectory(prefix="bench-base-") as base_cache:
                 timed(base_lint, ROOT, Runs(), Path(base_cache))  # the base's cache (not counted)
+                both = Path(base_cache + "-both")  # the same cache for head+base (warm PR writes the head's)
+                shutil.copytree(base_cache, both)
+                try:
+                    timed(cmds["head+base"], ROOT, runs["warm head+base"], both)
+                finally:
+                    shutil.rmtree(both, ignore_errors=True)
                 timed(cmds["cold lint"], ROOT, runs["warm PR"], Path(base_cache))
             timed(cmds["cold lint"], ROOT, runs["warm lint"], Path(warm))
     return runs
