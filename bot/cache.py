@@ -36,6 +36,7 @@ import re
 import tempfile
 import threading
 from functools import lru_cache
+from importlib.resources import files as resource_files
 from pathlib import Path
 
 import platformdirs
@@ -67,12 +68,19 @@ def root() -> Path:
 @lru_cache(maxsize=1)
 def code_hash() -> str:
     """The SHA-256 of benchbot's own files (its code and data): in every key, so that an
-    entry made by other code (another version, an edited checkout) is never used."""
+    entry made by other code (another version, an edited checkout) is never used. The
+    schemas are data of the package (``bot._schemas``) that an editable install keeps
+    outside ``bot/`` (the top-level ``schemas/``): they are hashed wherever they are."""
     h = hashlib.sha256()
     pkg = Path(__file__).resolve().parent
     for p in sorted(pkg.rglob("*")):
         if p.suffix in (".py", ".json") and p.is_file():
             h.update(str(p.relative_to(pkg)).encode() + b"\0")
+            h.update(p.read_bytes())
+    schemas = Path(str(resource_files("bot._schemas")))
+    if not schemas.resolve().is_relative_to(pkg):  # installed inside bot/: hashed above
+        for p in sorted(schemas.glob("*.json")):
+            h.update(b"_schemas/" + p.name.encode() + b"\0")
             h.update(p.read_bytes())
     return h.hexdigest()
 

@@ -186,3 +186,25 @@ def test_syntax_checks_are_kept_by_text(where: Path) -> None:
     parsed.reset()
     assert parsed.syntax_errors(check, bad) == first and calls == [bad, bad]
     assert parsed.syntax_errors(check, b"echo fine\n") == () and len(calls) == 3
+
+
+def test_the_code_hash_covers_the_schemas_where_an_editable_install_keeps_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An editable install keeps ``bot._schemas`` in the top-level ``schemas/``, outside
+    ``bot/``: a schema edit changes what config-schema finds, so it must change every key
+    (the whole-lint cache would otherwise give the findings of the old schema)."""
+    import shutil
+    from importlib.resources import files
+
+    copy = tmp_path / "schemas"
+    shutil.copytree(str(files("bot._schemas")), copy)
+    monkeypatch.setattr(cache, "resource_files", lambda _name: copy)
+    cache.code_hash.cache_clear()
+    try:
+        before = cache.code_hash()
+        schema = copy / "benchbot.schema.json"
+        schema.write_text(schema.read_text().replace('"type"', '"type" ', 1))
+        cache.code_hash.cache_clear()
+        assert cache.code_hash() != before
+    finally:
+        cache.code_hash.cache_clear()
