@@ -30,18 +30,20 @@ class LintResult:
         self._source = source
         self._read: Facts | None = None
 
+    def _gather(self, evaluate: bool) -> Facts:
+        """The facts of the kept result's tree (``gather`` flushes the env cache itself)."""
+        assert self._source is not None
+        from bot.gctune import fewer_collections
+        from bot.repo.facts import gather
+
+        tree, conf = self._source
+        with fewer_collections():
+            return gather(tree, conf.profile, evaluate=evaluate)
+
     @property
     def facts(self) -> Facts:
         if self._facts is None:
-            assert self._source is not None
-            from bot.gctune import fewer_collections
-            from bot.repo.envcache import flush
-            from bot.repo.facts import gather
-
-            tree, conf = self._source
-            with fewer_collections():
-                self._facts = gather(tree, conf.profile)
-            flush(self._facts)
+            self._facts = self._gather(True)
         return self._facts
 
     @property
@@ -53,13 +55,7 @@ class LintResult:
         if self._facts is not None:
             return self._facts
         if self._read is None:
-            assert self._source is not None
-            from bot.gctune import fewer_collections
-            from bot.repo.facts import gather
-
-            tree, conf = self._source
-            with fewer_collections():
-                self._read = gather(tree, conf.profile, evaluate=False)
+            self._read = self._gather(False)
         return self._read
 
     def release(self) -> None:
