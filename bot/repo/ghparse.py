@@ -217,7 +217,7 @@ _KEYWORDS: dict[str, Any] = {"true": True, "false": False, "null": None, "NaN": 
 def _describe(t: _Tok) -> str:
     kind, value, _ = t
     if kind == "end":
-        return "the end of the expression"
+        return "end of the expression"
     return repr(value) if kind != "str" else "a string"
 
 

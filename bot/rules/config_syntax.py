@@ -1,8 +1,12 @@
-"""config-syntax: a master config or runners.yaml that is not valid YAML, or a file that cannot be read.
+"""config-syntax: a master config, runners.yaml or workflow that is not valid YAML, or a file that cannot be read.
 
 What it does:
     Loads every master config and runners.yaml and reports YAML errors at their line and
-    column (a full-width comma ``，`` in a flow mapping is named as such). A document
+    column (a full-width comma ``，`` in a flow mapping is named as such). Every workflow
+    the profile reads (``.github/workflows/*.yml``) is loaded too: a YAML error, a
+    malformed ``${{ }}`` expression or a workflow too large to read is reported at its
+    line, since GitHub refuses such a workflow and the launcher calls and envs it would
+    hand the launchers are then not checked. A document
     that would expand past a million values through its aliases (a "billion laughs"),
     nests deeper than 200 levels or uses an anchor inside itself is an error at the line
     where that happens. Any file the analysis needs (a master config, runners.yaml, a
@@ -12,7 +16,8 @@ What it does:
     are still linted.
 
 Why is this bad?
-    The sweep generator fails on the whole file, so none of its entries run. A launcher
+    The sweep generator fails on the whole file, so none of its entries run. GitHub does
+    not run a workflow that does not parse: no benchmark it dispatches runs. A launcher
     that cannot be read runs nothing anybody can check: what its entries dispatch is
     unknown.
 
@@ -51,7 +56,7 @@ from bot.rules._entries import entries_of
 ID = "config-syntax"
 CODE = "BB002"
 SEVERITY = Severity.ERROR
-SUMMARY = "a config file that is not valid YAML, or a file that cannot be read"
+SUMMARY = "a config file or workflow that is not valid YAML, or a file that cannot be read"
 
 
 def check(facts: Facts, conf: Config) -> Iterator[Finding]:
@@ -68,6 +73,13 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
         if r.error is not None:
             yield Finding(ID, CODE, SEVERITY, r.path, r.error.line, r.error.col,
                           f"{_what(facts, r.path, r.error.message)}; runner labels were not checked", key=r.path)
+    for path, line, message in facts.workflows.errors:
+        if path in facts.unreadable:
+            continue  # reported below, as a file that was not read
+        yaml_files.add(path)
+        yield Finding(ID, CODE, SEVERITY, path, line, 1,
+                      f"this workflow does not load ({message}); GitHub would not run it, and the launcher calls "
+                      "and envs it hands the launchers were not checked", key=f"workflow|{path}|{line}|{message}")
     launchers = set(facts.launcher_files)
     for path, why in sorted(facts.unreadable.items()):
         if path in yaml_files:

@@ -24,6 +24,7 @@ from tests.conftest import EXAMPLE, copy_repo, git
 LAUNCHER = "runners/launch_mi300x-amds.sh"
 SCRIPT = "benchmarks/single_node/fixed_seq_len/kimik2.5_int4_mi325x.sh"
 MASTER = "configs/amd-master.yaml"
+WORKFLOW = ".github/workflows/benchmark-tmpl.yml"
 
 # Nine anchors, each list aliasing the previous one nine times: 9^9 (387 million) values.
 LAUGHS = textwrap.dedent("""\
@@ -81,7 +82,7 @@ def _replace_with_fifo(repo: Path, path: str) -> None:
 # ------------------------------------------------------------------ billion laughs
 
 
-@pytest.mark.parametrize("where", ["configs/laughs-master.yaml", "configs/runners.yaml"])
+@pytest.mark.parametrize("where", ["configs/laughs-master.yaml", "configs/runners.yaml", WORKFLOW])
 def test_billion_laughs_in_a_repo_yaml_is_a_finding_in_bounded_memory(tmp_path: Path, where: str) -> None:
     repo = copy_repo(EXAMPLE, tmp_path / "seed")
     (repo / where).write_text(LAUGHS)
@@ -283,6 +284,47 @@ def test_aliases_within_the_budget_still_load_shared(tmp_path: Path, capsys: pyt
     capsys.readouterr()
     assert main(["dispatch", str(repo), "--entry", "kimik2.5-int4-mi300x-vllm-copy"]) == 0
     assert "kimik2.5_int4_mi300x.sh" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ workflows
+
+
+def test_a_workflow_that_does_not_parse_is_a_finding_and_the_rest_is_linted(tmp_path: Path) -> None:
+    repo = copy_repo(EXAMPLE, tmp_path / "seed")
+    before = _json(_lint(repo, "--format", "json", "--no-cache").stdout)
+    wf = repo / WORKFLOW
+    lines = wf.read_text().splitlines(keepends=True)
+    wf.write_text("".join(lines) + "  broken:\n    steps: [\n")
+    done = _lint(repo, "--format", "json", "--no-cache")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    after = _json(done.stdout)
+    hits = [f for f in after if f["rule"] == "config-syntax"]
+    assert [(h["path"], h["line"], h["severity"]) for h in hits] == [(WORKFLOW, len(lines) + 3, "error")]
+    assert str(hits[0]["message"]).startswith("this workflow does not load (while parsing a flow node")
+    assert "GitHub would not run it" in str(hits[0]["message"])
+    # the configs, launchers and scripts are still linted: every other finding stays
+    assert [f for f in after if f["rule"] != "config-syntax"] == before
+
+
+def test_a_malformed_expression_in_a_workflow_is_a_finding_at_its_line(tmp_path: Path) -> None:
+    repo = copy_repo(EXAMPLE, tmp_path / "seed")
+    wf = repo / WORKFLOW
+    text = wf.read_text()
+    assert "      MODEL: ${{ inputs.model }}\n" in text
+    wf.write_text(text.replace("      MODEL: ${{ inputs.model }}\n", "      MODEL: ${{ inputs.model == }}\n"))
+    line = text.splitlines().index("      MODEL: ${{ inputs.model }}") + 1
+    hits = [f for f in _json(_lint(repo, "--format", "json", "--no-cache").stdout) if f["rule"] == "config-syntax"]
+    assert [(h["path"], h["line"]) for h in hits] == [(WORKFLOW, line)]
+    assert "unexpected end of the expression" in str(hits[0]["message"])
+
+
+def test_an_unreadable_workflow_is_reported_once(tmp_path: Path) -> None:
+    repo = copy_repo(EXAMPLE, tmp_path / "seed")
+    _replace_with_fifo(repo, WORKFLOW)
+    done = _lint(repo, "--format", "json", "--no-cache")
+    assert "Traceback" not in done.stderr
+    hits = [(f["path"], f["message"]) for f in _json(done.stdout) if f["rule"] == "config-syntax"]
+    assert len(hits) == 1 and hits[0][0] == WORKFLOW and "not a regular file" in str(hits[0][1])
 
 
 # ------------------------------------------------------------------ command line
