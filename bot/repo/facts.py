@@ -29,7 +29,7 @@ from bot.repo.points import representatives
 from bot.repo.profile import Profile, is_unknown_env
 from bot.repo.references import scan_references
 from bot.repo.tree import Tree
-from bot.repo.workflows import Workflows
+from bot.repo.wfcalls import Workflows
 from bot.shell import default_parser, ir
 from bot.shell.budget import BudgetHit, Limits
 from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Loc, Options, Ran, Result

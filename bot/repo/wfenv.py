@@ -19,7 +19,8 @@ from bot.repo import ghexpr as gx
 from bot.repo.configs import Entry, Point
 from bot.repo.profile import Profile, render
 from bot.repo.tree import glob_match
-from bot.repo.workflows import LauncherCall, Workflows, input_default
+from bot.repo.wfcalls import LauncherCall, Workflows
+from bot.repo.workflows import input_default
 from bot.shell.values import Val, known, lit, unknown
 
 # Variables GitHub's runner sets itself on every job (the rest of GITHUB_*/RUNNER_* are the

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from bot.repo import parsed
 from bot.repo.facts import Facts, Run
-from bot.repo.workflows import EnvVar, LauncherCall
+from bot.repo.wfcalls import EnvVar, LauncherCall
 from bot.shell.evaluate import Result
 from bot.shell.needs import Need
 from bot.shell.state import Exited, Handed, Read

@@ -66,8 +66,8 @@ from collections.abc import Iterator
 from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
+from bot.repo.wfcalls import LauncherCall
 from bot.repo.wfenv import RUNNER_SET
-from bot.repo.workflows import LauncherCall
 from bot.shell.values import known
 
 ID = "profile-overridden"

@@ -53,7 +53,7 @@ from bot.findings import Finding, Related, Severity
 from bot.repo import ghexpr as gx
 from bot.repo.facts import Facts
 from bot.repo.points import point_key
-from bot.repo.workflows import LauncherCall
+from bot.repo.wfcalls import LauncherCall
 from bot.repo.yamlfile import YMap
 from bot.shell.values import known
 

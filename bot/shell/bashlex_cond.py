@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from bot.shell import ir, nesting
 
 if TYPE_CHECKING:
-    from bot.shell.bashlex_convert import Converter
+    from bot.shell.bashlex_cmds import CommandConverter
 
 Node = Any  # bashlex.ast.node (untyped)
 
@@ -22,7 +22,7 @@ _TEST_PATTERN = {"=", "==", "!=", "=~"}
 class CondParser:
     """``test`` expression grammar: -o below -a below ! below primaries and ( )."""
 
-    def __init__(self, conv: Converter, words: list[Node]) -> None:
+    def __init__(self, conv: CommandConverter, words: list[Node]) -> None:
         self.conv = conv
         self.words = words
         self.raws = [conv.raw(w) for w in words]

@@ -21,7 +21,7 @@ from bot.shell.words import unescape_dq as _unescape_dq
 from bot.shell.words import unescape_unquoted as _unescape_unquoted
 
 if TYPE_CHECKING:
-    from bot.shell.bashlex_convert import Converter
+    from bot.shell.bashlex_cmds import CommandConverter
 
 Node = Any  # bashlex.ast.node (untyped)
 
@@ -36,7 +36,7 @@ _SLASH_OPS = {"/", "//", "/#", "/%"}
 class WordLexer:
     """Splits the source text of one word into IR parts, the way parse.py would."""
 
-    def __init__(self, conv: Converter, subs: dict[int, Node]) -> None:
+    def __init__(self, conv: CommandConverter, subs: dict[int, Node]) -> None:
         self.conv = conv
         self.t = conv.text
         # bashlex offsets are relative to conv.base

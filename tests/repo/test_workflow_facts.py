@@ -10,6 +10,7 @@ import pytest
 
 from bot.repo import facts as repo_facts
 from bot.repo import ghexpr as gx
+from bot.repo import wfcalls as WC
 from bot.repo import wfenv
 from bot.repo import workflows as W
 from bot.repo.configs import load_config
@@ -26,17 +27,17 @@ PROFILE_WF = ".github/workflows/profile.yml"
 LAUNCH = "bash ./runners/launch_${RUNNER_NAME%%_*}.sh"
 
 
-def _fixture_wf(name: str = "workflow-env") -> tuple[WorkTree, W.Workflows]:
+def _fixture_wf(name: str = "workflow-env") -> tuple[WorkTree, WC.Workflows]:
     tree = WorkTree(str(FIXTURES / name))
     texts = {p: tree.text(p) or "" for p in tree.glob(Profile().workflows)}
     return tree, W.gather(texts, LAUNCHER)
 
 
-def _by_root(wf: W.Workflows) -> dict[str, W.LauncherCall]:
+def _by_root(wf: WC.Workflows) -> dict[str, WC.LauncherCall]:
     return {c.chain[0].path: c for c in wf.calls}
 
 
-def _text(var: W.EnvVar) -> object:
+def _text(var: WC.EnvVar) -> object:
     """The value when it needs no context (literals, defaults, folded ternaries)."""
     return gx.evaluate_template(var.value, lambda ref: gx.UNKNOWN)
 
@@ -48,7 +49,7 @@ def _write(root: Path, files: dict[str, str]) -> WorkTree:
     return WorkTree(str(root))
 
 
-def _gather_tree(tree: WorkTree) -> W.Workflows:
+def _gather_tree(tree: WorkTree) -> WC.Workflows:
     return W.gather({p: tree.text(p) or "" for p in tree.glob(Profile().workflows)}, LAUNCHER)
 
 
@@ -74,11 +75,11 @@ def test_callee_inputs_take_each_callers_with_value_or_the_default() -> None:
         assert gx.refs(call.runner) == {("matrix", "config", "runner")}
         assert call.templates == (call.chain[0].path, TMPL) and call.path == TMPL and call.line == 49
         assert call.launcher is None
-    assert e2e.chain == (W.Hop(E2E, "sweep", 15), W.Hop(TMPL, "benchmark", 23))
+    assert e2e.chain == (WC.Hop(E2E, "sweep", 15), WC.Hop(TMPL, "benchmark", 23))
     assert e2e.name == "e2e-tests.yml › sweep → benchmark-tmpl.yml › benchmark › Launch job script"
     assert sweep.triggers == ("workflow_dispatch", "push") and e2e.triggers == ("pull_request",)
     assert "SCENARIO_SUBDIR" not in calls[PROFILE_WF].env and calls[PROFILE_WF].chain == (
-        W.Hop(PROFILE_WF, "profile", 15),)
+        WC.Hop(PROFILE_WF, "profile", 15),)
 
 
 def test_generated_matrix_and_orphan_template() -> None:
@@ -413,7 +414,7 @@ def test_env_source_without_workflow_calls_reads_the_template(tmp_path: Path) ->
         TMPL: "on: workflow_call\njobs:\n  b:\n    env:\n      MODEL: x\n      TP: y\n"
               "      SUFFIX: ${{ inputs.spec-decoding == 'mtp' && '_mtp' || '' }}\n",
     })
-    src = EnvSource(tree, Profile(), W.Workflows())
+    src = EnvSource(tree, Profile(), WC.Workflows())
     assert src.main_call(False) is None
     assert src.passed_vars(False) == frozenset({"MODEL", "TP", "SUFFIX"})
     assert src.passed_vars(True) is None  # no multinode template in the tree
