@@ -59,6 +59,8 @@ def parse(path: str, source: bytes) -> ir.Script:
 
 
 _DECL = {"export", "local", "readonly", "declare", "typeset"}
+_REDIRECTS = ("file_redirect", "heredoc_redirect", "herestring_redirect")
+
 class _Converter(CommandConverter):
     # ------------------------------------------------------------ statements
     def stmts(self, nodes: list[Node]) -> list[ir.Stmt]:
@@ -157,9 +159,7 @@ class _Converter(CommandConverter):
         if t == "subshell":
             return ir.Group(tuple(self.stmts(n.children)), True, (), pos)
         if t == "function_definition":
-            name = n.child_by_field_name("name")
-            body = n.child_by_field_name("body")
-            return ir.FuncDef(self.text(name) if name else "_", tuple(self.block(body)), pos)
+            return self.function(n, ())
         if t == "redirected_statement":
             body = n.child_by_field_name("body")
             extra: list[ir.Word] = []
@@ -170,6 +170,8 @@ class _Converter(CommandConverter):
                 gap = gap.replace("\\\r\n", " ").replace("\\\n", " ")  # line continuations are blanks
                 extra += [ir.Word((ir.Lit(w),), _pos(body)) for w in gap.split()]
             redirs = tuple(r for c in n.children_by_field_name("redirect") for r in self.redirects(c, extra))
+            if body is not None and body.type == "function_definition":
+                return self.function(body, redirs)  # ``f() { ...; } > a 2>&1``: tree-sitter puts ``2>&1`` here
             inner_stmt = self.stmt(body) if body is not None else None
             if inner_stmt is None:
                 return None
@@ -192,6 +194,17 @@ class _Converter(CommandConverter):
         if t == "ERROR":
             return None
         return ir.Opaque(t, pos)
+
+    def function(self, n: Node, more: tuple[ir.Redirect, ...]) -> ir.FuncDef:
+        """``f() { ...; } > log``: redirections after the body apply to every call of it
+        (tree-sitter gives the first to the definition, ``more`` to a statement around it)."""
+        name = n.child_by_field_name("name")
+        body = n.child_by_field_name("body")
+        stmts = tuple(self.block(body))
+        redirs = tuple(r for c in n.named_children if c.type in _REDIRECTS for r in self.redirects(c)) + more
+        if redirs:
+            stmts = (ir.Group(stmts, False, redirs, _pos(body) if body is not None else _pos(n)),)
+        return ir.FuncDef(self.text(name) if name else "_", stmts, _pos(n))
 
     def block(self, n: Node | None) -> list[ir.Stmt]:
         if n is None:

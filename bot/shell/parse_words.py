@@ -7,9 +7,11 @@ expansions; the statements of a ``$( )`` come from the subclass's ``stmts``.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bot.shell import ir, nesting
+from bot.shell.parse_tree import parser as _parser
 from bot.shell.parse_tree import pos as _pos
 from bot.shell.words import ansi_c as _ansi_c
 from bot.shell.words import merge as _merge
@@ -19,12 +21,16 @@ from bot.shell.words import unescape_unquoted as _unescape_unquoted
 
 Node = Any  # tree_sitter.Node (the stubs are incomplete)
 
+MAX_REPARSED = 64  # `...` bodies in expansion arguments parsed on their own, per file
+_WORD_OPS = ("-", ":-", "=", ":=", "+", ":+", "?", ":?")  # an argument that is a word, not a pattern
+
 
 class WordConverter:
     def __init__(self, source: bytes) -> None:
         self.src = source
         self.depth = 0  # nesting levels entered (``parse_tree.NESTING``, test operators)
         self.errors: list[ir.ParseError] = []  # constructs cut at the nesting limit
+        self.reparsed = 0  # `...` bodies parsed on their own (``_substitution``)
 
     def enter(self, n: Node) -> bool:
         """Count a nesting level; False (and an error) when ``n`` is one level too deep."""
@@ -119,6 +125,71 @@ class WordConverter:
         if end > start:
             out.append(ir.Lit(_unescape_dq(self.src[start:end].decode("utf-8", "replace")), True))
 
+    def _backquoted(self, n: Node, out: list[ir.Part], quoted: bool, pattern: bool) -> None:
+        """A word of an expansion's argument with `` `...` `` in it (``${X:-`cmd`}``), which
+        tree-sitter leaves as text: the text between substitutions as ``_parts`` would read it,
+        each substitution's body parsed on its own at its place in the file."""
+        text = self.src[n.start_byte:n.end_byte]
+        i = start = 0
+        while i < len(text):
+            if text[i:i + 1] == b"\\":
+                i += 2
+                continue
+            if text[i:i + 1] != b"`":
+                i += 1
+                continue
+            close = i + 1
+            while close < len(text) and text[close:close + 1] != b"`":
+                close += 2 if text[close:close + 1] == b"\\" else 1
+            if close >= len(text):
+                break  # unclosed: text, as before
+            if i > start:
+                lit = text[start:i].decode("utf-8", "replace")
+                out.append(ir.Lit(lit if pattern else _unescape_unquoted(lit), quoted))
+            out.append(self._substitution(n.start_byte + i + 1, n.start_byte + close, quoted))
+            i = start = close + 1
+        if start < len(text):
+            lit = text[start:].decode("utf-8", "replace")
+            out.append(ir.Lit(lit if pattern else _unescape_unquoted(lit), quoted))
+
+    def _substitution(self, start: int, end: int, quoted: bool) -> ir.Part:
+        """`` `...` `` at ``src[start:end]``, parsed on its own behind blank lines and columns
+        up to its place (its lines and columns are the file's; its byte offsets are not). A
+        body that does not parse, or one past ``MAX_REPARSED`` in a file, is an unknown output."""
+        line_start = self.src.rfind(b"\n", 0, start) + 1
+        here = ir.Pos(self.src.count(b"\n", 0, start) + 1, start - line_start + 1)
+        self.reparsed += 1
+        if self.reparsed > MAX_REPARSED:
+            return ir.CmdSub((ir.Opaque("substitution-not-parsed", here),), quoted)
+        body = re.sub(rb"\\([\\`$])", rb"\1", self.src[start:end])
+        text = b"\n" * (here.line - 1) + b" " * (here.col - 1) + body
+        tree = _parser().parse(text)
+        if tree.root_node.has_error:
+            return ir.CmdSub((ir.Opaque("substitution-not-parsed", here),), quoted)
+        conv = type(self)(text)
+        conv.depth = self.depth
+        stmts = conv.stmts(tree.root_node.children)
+        self.errors += conv.errors[:1] if not self.errors else []
+        return ir.CmdSub(tuple(stmts), quoted)
+
+    def _escaped_slash(self, start: int, end: int, quoted: bool,
+                       pos: ir.Pos) -> tuple[ir.Word, ir.Word | None] | None:
+        """``${X//\\//_}``: tree-sitter ends the pattern at an escaped ``/`` (and then reads the
+        separator as the replacement's first character). For a plain pattern and replacement
+        (no expansion, quote or substitution in them), split the text at the first ``/``
+        that no backslash escapes, as bash does; None otherwise (tree-sitter's reading stands)."""
+        raw = self.src[start:end].decode("utf-8", "replace")
+        if "\\" not in raw or any(ch in raw for ch in "$`'\""):
+            return None
+        i = 0
+        while i < len(raw) and raw[i] != "/":
+            i += 2 if raw[i] == "\\" else 1
+        pattern = ir.Word((ir.Lit(raw[:i], False),) if raw[:i] else (), pos)  # a pattern keeps its escapes
+        if i >= len(raw):
+            return pattern, None
+        rest = _unescape_unquoted(raw[i + 1:])
+        return pattern, ir.Word((ir.Lit(rest, quoted),) if rest else (ir.Lit(""),), pos)
+
     def heredoc(self, n: Node, literal: bool) -> ir.Word:
         """A here-document's text: verbatim under a quoted delimiter (``<<'EOF'``), else
         with its expansions (the text between them keeps backslash escapes of ``$``, `` ` ``, ``\\``)."""
@@ -201,13 +272,22 @@ class WordConverter:
                     parts.append(ir.Lit(self.src[cursor : node.start_byte].decode("utf-8", "replace"), quoted))
                 is_pattern = op in ("#", "##", "%", "%%", "/", "//", "/#", "/%") and len(args) > 0 \
                     and nodes is args[0]
-                # The pattern of ${X%%pat} is a pattern even inside double quotes.
-                self._parts(node, parts, quoted and not is_pattern, pattern=is_pattern)
+                if node.type == "raw_string" and quoted and op in _WORD_OPS:
+                    parts.append(ir.Lit(self.text(node), True))  # "${X:-'a'}": the quotes are characters
+                elif node.type == "word" and b"`" in self.src[node.start_byte:node.end_byte]:
+                    self._backquoted(node, parts, quoted and not is_pattern, is_pattern)
+                else:
+                    # The pattern of ${X%%pat} is a pattern even inside double quotes.
+                    self._parts(node, parts, quoted and not is_pattern, pattern=is_pattern)
                 cursor = node.end_byte
             return ir.Word(tuple(_merge(parts)), _pos(nodes[0]))
 
         arg = to_word(args[0], starts[0]) if args else None
         arg2 = to_word(args[1], starts[1]) if len(args) > 1 else None
+        if op in ("/", "//", "/#", "/%") and args and args[0]:
+            split = self._escaped_slash(starts[0], n.children[-1].start_byte, quoted, _pos(args[0][0]))
+            if split is not None:
+                arg, arg2 = split
         if op == "/" and arg is not None and arg.parts and isinstance(arg.parts[0], ir.Lit):
             first = arg.parts[0].text
             if first[:1] in ("/", "#", "%"):

@@ -276,22 +276,13 @@ def test_positions_match_tree_sitter() -> None:
     assert word.pos.end_col == word.pos.col + len("ü${X%%_*}".encode())
 
 
-# ---------------------------------------------- known bugs of the tree-sitter front-end ----
+# ------------------------------------ tree-sitter quirks the tree-sitter front-end works around ----
 #
-# Each snippet is valid bash on which parse.py disagrees with bash. bashlex_front
-# follows bash; the expected IR is spelled out in test_bashlex_front_follows_bash.
-# The xfail marks go when parse.py is fixed (strict: an XPASS fails and says so).
+# Each snippet is valid bash that tree-sitter-bash reads wrongly and parse.py reads as bash
+# does: both front-ends must give the same IR (bashlex_front follows bash; the expected IR is
+# spelled out in test_bashlex_front_follows_bash). A disagreement found later goes here with
+# a strict xfail mark (an XPASS then fails and says so) until parse.py is fixed.
 
-PARSE_PY_BUGS: list[tuple[str, str, str]] = [
-    ("function-redirect", "f() { a; } > log", "the redirections of a function body are dropped"),
-    ("escaped-slash-pattern", "echo \"${MODEL//\\//_}\"", "`${X//\\//_}` is split at the escaped slash"),
-    ("single-quote-in-dq-default", "echo \"${X:-'a'}\"",
-     "inside double quotes the ' in ${X:-'a'} are literal characters"),
-    ("backtick-in-dq-default", "echo \"${X:-`ls`}\"",
-     "a backtick substitution in \"${X:-...}\" is left as literal text"),
-]
-
-# Tree-sitter quirks parse.py works around (they were bugs above); both front-ends agree.
 FIXED_IN_PARSE_PY: list[tuple[str, str, str]] = [
     ("pattern-leading-space", "echo ${X%% *}", "the pattern ` *` loses its leading blank"),
     ("special-params-braced", "echo ${#} ${!}", "`${#}`/`${!}` become Param('', 'len'/'!')"),
@@ -316,16 +307,26 @@ FIXED_IN_PARSE_PY: list[tuple[str, str, str]] = [
      "tree-sitter-bash#233: words after a mid-command redirect are dropped"),
     ("positional-two-digits", "echo $10", "`$10` is `${1}0` in bash, not parameter 10"),
     ("positional-then-name", "echo \"$1_log\"", "`$1_log` is `${1}_log` in bash"),
+    ("function-redirect", "f() { a; } > log", "the redirections of a function body are dropped"),
+    ("function-redirects", "function g { a; } >> x 2>&1", "the second redirection goes around the definition"),
+    ("function-subshell-redirect", "f() ( a; b ) 2>&1", "the redirections of a function body are dropped"),
+    ("function-heredoc", "f() { cat; } <<EOF\nhi\nEOF\n", "the here-document goes around the definition"),
+    ("function-inner-redirect", "f() { { a; } > x; } 2>&1", "inner and outer redirections stay apart"),
+    ("escaped-slash-pattern", "echo \"${MODEL//\\//_}\"", "`${X//\\//_}` is split at the escaped slash"),
+    ("escaped-slash-unquoted", "X=$R/models--${MODEL//\\//--}", "`${X//\\//--}` is split at the escaped slash"),
+    ("escaped-slash-inside", "echo ${M//a\\/b/c}", "`a\\/b` is one pattern"),
+    ("escaped-slash-anchored", "echo ${M/#\\//_}", "`/#` keeps its anchor"),
+    ("escaped-backslash-then-slash", "echo ${M//\\\\/x}", "`\\\\` is a backslash; the `/` after it separates"),
+    ("escaped-slash-no-replacement", "echo ${M//\\/}", "a pattern of one escaped slash, no replacement"),
+    ("single-quote-in-dq-default", "echo \"${X:-'a'}\"",
+     "inside double quotes the ' in ${X:-'a'} are literal characters"),
+    ("single-quote-in-dq-alternative", "echo \"${X:+'a b'}\"", "the same for ${X:+...}"),
+    ("single-quote-in-dq-pattern", "echo \"${X%'a'}\"", "but in a pattern they quote, as bash reads them"),
+    ("backtick-in-dq-default", "echo \"${X:-`ls`}\"",
+     "a backtick substitution in \"${X:-...}\" is left as literal text"),
+    ("backtick-in-default", "echo ${X:-`ls`}", "a backtick substitution in ${X:-...} is left as literal text"),
+    ("backtick-between-text", "echo \"${X:-a`b`c}\"", "text around a backtick substitution"),
 ]
-
-
-@pytest.mark.parametrize(
-    "source",
-    [pytest.param(s, marks=pytest.mark.xfail(reason=f"parse.py bug: {why}", strict=True), id=i)
-     for i, s, why in PARSE_PY_BUGS],
-)
-def test_parse_py_known_bugs(source: str) -> None:
-    _assert_same(source)
 
 
 @pytest.mark.parametrize("source", [pytest.param(s, id=i) for i, s, _ in FIXED_IN_PARSE_PY])

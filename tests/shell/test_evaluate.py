@@ -58,6 +58,29 @@ def test_parameter_expansions(expr: str, value: str) -> None:
     assert targets(r) == [value + ".sh"]
 
 
+@pytest.mark.parametrize("expr,model,value", [
+    ("${M//\\//--}", "org/name/x", "org--name--x"),  # the cache folder of a model (InferenceX's own use)
+    ('"${M//\\//_}"', "a/b", "a_b"),
+    ("${M/\\//_}", "a/b/c", "a_b/c"),
+    ("${M//a\\/b/c}", "xa/by", "xcy"),
+    ("${M/#\\//_}", "/a/b", "_a/b"),
+])
+def test_an_escaped_slash_is_part_of_the_pattern(expr: str, model: str, value: str) -> None:
+    assert targets(run(f"bash {expr}.sh\n", {"M": model})) == [value + ".sh"]
+
+
+def test_a_function_bodys_redirection_applies_to_its_calls() -> None:
+    """``f() { ...; } > log``: a call's output goes to the file, not to ``$(f)``."""
+    assert targets(run('f() { echo hi; } > log\nX=$(f)\nbash "s${X}.sh"\n')) == ["s.sh"]
+    assert targets(run('f() { echo hi; }\nX=$(f)\nbash "s${X}.sh"\n')) == ["shi.sh"]
+
+
+def test_quotes_and_backquotes_in_a_default_inside_double_quotes() -> None:
+    assert targets(run("bash \"${UNSET:-'a'}.sh\"\n")) == ["'a'.sh"]  # single quotes are characters there
+    assert targets(run('bash "${UNSET:-`echo b`}.sh"\n')) == ["b.sh"]  # a command substitution, not text
+    assert targets(run('bash "${UNSET:-x`echo b`y}.sh"\n')) == ["xby.sh"]
+
+
 def test_unknowns_stay_unknown() -> None:
     r = run('JOB_ID=$(salloc --no-shell | grep -oP "\\d+")\nbash "b/${JOB_ID}.sh"\n')
     (d,) = r.dispatches()

@@ -212,3 +212,21 @@ def test_lint_pipeline_reports_shell_syntax_never_a_traceback(tmp_path: Path, ch
     deep_found = {f["path"]: f["line"] for f in findings
                   if f["code"] == "BB001" and f["message"].startswith(f"nesting deeper than {LIMIT} levels")}
     assert deep_found == expected
+
+
+def test_backquotes_in_expansion_arguments_are_parsed_a_bounded_number_of_times() -> None:
+    """``${X:-`cmd`}``: tree-sitter leaves the substitution as text and parse.py parses its body
+    on its own; past ``MAX_REPARSED`` per file the output is unknown (a file of thousands costs
+    no more than one parse each of 64 bodies), and the lines stay right."""
+    from bot.shell.parse_words import MAX_REPARSED
+
+    n = MAX_REPARSED + 40
+    script = ts_parse("x.sh", "".join(f'X{i}="${{U:-`echo v{i}`}}"\n' for i in range(n)).encode())
+    assert script.errors == ()
+    subs = [a.value.parts[0].arg.parts[0] for a in (s.assigns[0] for s in script.body)]  # type: ignore[attr-defined]
+    parsed = [s for s in subs if not isinstance(s.body[0], ir.Opaque)]
+    assert len(parsed) == MAX_REPARSED and all(isinstance(s, ir.CmdSub) for s in subs)
+    assert [s.body[0].kind for s in subs[MAX_REPARSED:]] == ["substitution-not-parsed"] * (n - MAX_REPARSED)
+    assert [s.body[0].pos.line for s in subs[:3]] == [1, 2, 3]
+    first = script.body[0].assigns[0].value.parts[0].arg.parts[0].body[0]  # type: ignore[attr-defined]
+    assert describe(lit(first.words[1].parts[0].text)) == "v0"
