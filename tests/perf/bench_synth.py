@@ -39,7 +39,9 @@ every module it imports in every child, which no installed benchbot does (on Inf
 that was a second of the cold lint and 0.3 s of the floor).
 
 Each child but "warm lint" gets an empty cache folder of its own (``BENCHBOT_CACHE_DIR``,
-bot/cache.py), so no such run reuses what an earlier one stored: "cold" means cold. Wall time is
+bot/cache.py), so no such run reuses what an earlier one stored: "cold" means cold. The
+folders are removed when the benchmark ends, not between runs (a removal still under way
+slowed the next child's file creation). Wall time is
 ``time.perf_counter`` around the child; CPU (user + system) and peak RSS are the
 ``os.wait4`` rusage of that one child (which is what bench_length.py's RUSAGE_CHILDREN delta
 measures, without the delta). Each line gives min and median wall, median CPU and the largest
@@ -49,6 +51,7 @@ peak RSS; ratios use the medians. Not a test: nothing here asserts a time.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import shutil
@@ -105,12 +108,26 @@ class Runs:
                 f"{max(self.rss_mb):6.0f} MB peak RSS  (exit {codes})")
 
 
+_SPENT: list[str] = []  # the cold runs' cache folders, removed at exit
+
+
+def _fresh_cache() -> str:
+    """An empty cache folder for one cold run. They are all removed at exit, not after each
+    run: removing hundreds of files just before the next child starts made the files that
+    child creates several times slower to create on this project's machines (the file
+    system still busy with the removal), which no user's cold lint pays."""
+    if not _SPENT:
+        _SPENT.append(tempfile.mkdtemp(prefix="bench-caches-"))
+        atexit.register(shutil.rmtree, _SPENT[0], True)
+    return tempfile.mkdtemp(dir=_SPENT[0])
+
+
 def timed(cmd: list[str], cwd: Path, runs: Runs, warm: Path | None = None) -> None:
     """Run ``cmd`` once; wall from perf_counter, CPU and peak RSS from os.wait4 of the child.
     The child gets an empty benchbot cache folder of its own (BENCHBOT_CACHE_DIR): a cold run;
     ``warm``: that cache folder instead (filled by an earlier run)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryDirectory(prefix="bench-cache-") as cache_dir:
-        env = {**os.environ, "BENCHBOT_CACHE_DIR": str(warm) if warm is not None else cache_dir}
+    with tempfile.TemporaryFile() as out:
+        env = {**os.environ, "BENCHBOT_CACHE_DIR": str(warm) if warm is not None else _fresh_cache()}
         env.pop("BENCHBOT_NO_CACHE", None)
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.DEVNULL, env=env)
@@ -206,21 +223,18 @@ def bench_scale(repo: Path, repeat: int, shellcheck: str | None) -> dict[str, Ru
     runs["warm head+base"] = Runs()
     runs["warm lint"] = Runs()
     base_lint = [py, "-m", "bot", "lint", str(repo), "--rev", "HEAD~1", "--format", "json"]
-    with tempfile.TemporaryDirectory(prefix="bench-warm-") as warm:
-        timed(cmds["cold lint"], ROOT, Runs(), Path(warm))  # fills the cache (not counted)
-        for _ in range(repeat):
-            for kind, cmd in cmds.items():
-                timed(cmd, repo if kind == "shellcheck" else ROOT, runs[kind])
-            with tempfile.TemporaryDirectory(prefix="bench-base-") as base_cache:
-                timed(base_lint, ROOT, Runs(), Path(base_cache))  # the base's cache (not counted)
-                both = Path(base_cache + "-both")  # the same cache for head+base (warm PR writes the head's)
-                shutil.copytree(base_cache, both)
-                try:
-                    timed(cmds["head+base"], ROOT, runs["warm head+base"], both)
-                finally:
-                    shutil.rmtree(both, ignore_errors=True)
-                timed(cmds["cold lint"], ROOT, runs["warm PR"], Path(base_cache))
-            timed(cmds["cold lint"], ROOT, runs["warm lint"], Path(warm))
+    warm = Path(_fresh_cache())
+    timed(cmds["cold lint"], ROOT, Runs(), warm)  # fills the cache (not counted)
+    for _ in range(repeat):
+        for kind, cmd in cmds.items():
+            timed(cmd, repo if kind == "shellcheck" else ROOT, runs[kind])
+        base_cache = Path(_fresh_cache())
+        timed(base_lint, ROOT, Runs(), base_cache)  # the base's cache (not counted)
+        both = Path(_fresh_cache())  # the same cache for head+base (warm PR writes the head's)
+        shutil.copytree(base_cache, both, dirs_exist_ok=True)
+        timed(cmds["head+base"], ROOT, runs["warm head+base"], both)
+        timed(cmds["cold lint"], ROOT, runs["warm PR"], base_cache)
+        timed(cmds["cold lint"], ROOT, runs["warm lint"], warm)
     return runs
 
 
