@@ -61,6 +61,7 @@ def parse(path: str, source: bytes) -> ir.Script:
 _DECL = {"export", "local", "readonly", "declare", "typeset"}
 _REDIRECTS = ("file_redirect", "heredoc_redirect", "herestring_redirect")
 
+
 class _Converter(CommandConverter):
     # ------------------------------------------------------------ statements
     def stmts(self, nodes: list[Node]) -> list[ir.Stmt]:

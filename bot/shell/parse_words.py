@@ -7,6 +7,7 @@ expansions; the statements of a ``$( )`` come from the subclass's ``stmts``.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -23,6 +24,18 @@ Node = Any  # tree_sitter.Node (the stubs are incomplete)
 
 MAX_REPARSED = 64  # `...` bodies in expansion arguments parsed on their own, per file
 _WORD_OPS = ("-", ":-", "=", ":=", "+", ":+", "?", ":?")  # an argument that is a word, not a pattern
+
+
+def _moved(obj: Any, lines: int) -> Any:
+    """``obj`` (IR) with every known position ``lines`` lines further down, byte offsets unknown."""
+    if isinstance(obj, ir.Pos):
+        return ir.Pos(obj.line + lines, obj.col, obj.end_line + lines, obj.end_col) if obj.line else obj
+    if isinstance(obj, tuple):
+        return tuple(_moved(x, lines) for x in obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return dataclasses.replace(obj, **{f.name: _moved(getattr(obj, f.name), lines)
+                                           for f in dataclasses.fields(obj) if f.init})
+    return obj
 
 
 class WordConverter:
@@ -153,24 +166,24 @@ class WordConverter:
             out.append(ir.Lit(lit if pattern else _unescape_unquoted(lit), quoted))
 
     def _substitution(self, start: int, end: int, quoted: bool) -> ir.Part:
-        """`` `...` `` at ``src[start:end]``, parsed on its own behind blank lines and columns
-        up to its place (its lines and columns are the file's; its byte offsets are not). A
-        body that does not parse, or one past ``MAX_REPARSED`` in a file, is an unknown output."""
+        """`` `...` `` at ``src[start:end]``, parsed on its own (behind blanks up to its column)
+        and its positions moved to its lines (byte offsets unknown: -1). A body that does not
+        parse, or one past ``MAX_REPARSED`` in a file, is an unknown output."""
         line_start = self.src.rfind(b"\n", 0, start) + 1
         here = ir.Pos(self.src.count(b"\n", 0, start) + 1, start - line_start + 1)
         self.reparsed += 1
         if self.reparsed > MAX_REPARSED:
             return ir.CmdSub((ir.Opaque("substitution-not-parsed", here),), quoted)
         body = re.sub(rb"\\([\\`$])", rb"\1", self.src[start:end])
-        text = b"\n" * (here.line - 1) + b" " * (here.col - 1) + body
+        text = b" " * (here.col - 1) + body
         tree = _parser().parse(text)
         if tree.root_node.has_error:
             return ir.CmdSub((ir.Opaque("substitution-not-parsed", here),), quoted)
         conv = type(self)(text)
         conv.depth = self.depth
-        stmts = conv.stmts(tree.root_node.children)
+        stmts = _moved(tuple(conv.stmts(tree.root_node.children)), here.line - 1)
         self.errors += conv.errors[:1] if not self.errors else []
-        return ir.CmdSub(tuple(stmts), quoted)
+        return ir.CmdSub(stmts, quoted)
 
     def _escaped_slash(self, start: int, end: int, quoted: bool,
                        pos: ir.Pos) -> tuple[ir.Word, ir.Word | None] | None:
