@@ -76,7 +76,6 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
     for path, line, message in facts.workflows.errors:
         if path in facts.unreadable:
             continue  # reported below, as a file that was not read
-        yaml_files.add(path)
         yield Finding(ID, CODE, SEVERITY, path, line, 1,
                       f"this workflow does not load ({message}); GitHub would not run it, and the launcher calls "
                       "and envs it hands the launchers were not checked", key=f"workflow|{path}|{line}|{message}")

@@ -8,13 +8,13 @@ levels are counted as ``parse.py`` counts them (``nesting.MAX_NESTING``).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import bashlex  # type: ignore[import-untyped, unused-ignore]
 
 from bot.shell import ir, nesting
 from bot.shell.bashlex_cmds import CommandConverter, ConvertError, Locator
+from bot.shell.words import unescape_backquoted
 
 Node = Any  # bashlex.ast.node (untyped)
 
@@ -257,7 +257,7 @@ class Converter(CommandConverter):
             return tuple(self.stmts(cmd)) if cmd is not None else ()
         body = self.text[start:end]
         if backtick:
-            body = re.sub(r"\\([\\`$])", r"\1", body)
+            body = unescape_backquoted(body)
             if len(body) != end - start:  # offsets no longer line up; report the substitution's position
                 start = start - 1
         if not body.strip():

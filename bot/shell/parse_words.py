@@ -7,8 +7,6 @@ expansions; the statements of a ``$( )`` come from the subclass's ``stmts``.
 
 from __future__ import annotations
 
-import dataclasses
-import re
 from typing import Any
 
 from bot.shell import ir, nesting
@@ -16,6 +14,7 @@ from bot.shell.parse_tree import parser as _parser
 from bot.shell.parse_tree import pos as _pos
 from bot.shell.words import ansi_c as _ansi_c
 from bot.shell.words import merge as _merge
+from bot.shell.words import unescape_backquoted as _unescape_backquoted
 from bot.shell.words import unescape_dq as _unescape_dq
 from bot.shell.words import unescape_heredoc as _unescape_heredoc
 from bot.shell.words import unescape_unquoted as _unescape_unquoted
@@ -24,18 +23,6 @@ Node = Any  # tree_sitter.Node (the stubs are incomplete)
 
 MAX_REPARSED = 64  # `...` bodies in expansion arguments parsed on their own, per file
 _WORD_OPS = ("-", ":-", "=", ":=", "+", ":+", "?", ":?")  # an argument that is a word, not a pattern
-
-
-def _moved(obj: Any, lines: int) -> Any:
-    """``obj`` (IR) with every known position ``lines`` lines further down, byte offsets unknown."""
-    if isinstance(obj, ir.Pos):
-        return ir.Pos(obj.line + lines, obj.col, obj.end_line + lines, obj.end_col) if obj.line else obj
-    if isinstance(obj, tuple):
-        return tuple(_moved(x, lines) for x in obj)
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return dataclasses.replace(obj, **{f.name: _moved(getattr(obj, f.name), lines)
-                                           for f in dataclasses.fields(obj) if f.init})
-    return obj
 
 
 class WordConverter:
@@ -166,24 +153,24 @@ class WordConverter:
             out.append(ir.Lit(lit if pattern else _unescape_unquoted(lit), quoted))
 
     def _substitution(self, start: int, end: int, quoted: bool) -> ir.Part:
-        """`` `...` `` at ``src[start:end]``, parsed on its own (behind blanks up to its column)
-        and its positions moved to its lines (byte offsets unknown: -1). A body that does not
-        parse, or one past ``MAX_REPARSED`` in a file, is an unknown output."""
+        """`` `...` `` at ``src[start:end]``, parsed on its own and moved to its place in the
+        file (``nesting.rebase``). A body that does not parse, or one past ``MAX_REPARSED`` in
+        a file, is an unknown output."""
         line_start = self.src.rfind(b"\n", 0, start) + 1
         here = ir.Pos(self.src.count(b"\n", 0, start) + 1, start - line_start + 1)
         self.reparsed += 1
         if self.reparsed > MAX_REPARSED:
             return ir.CmdSub((ir.Opaque("substitution-not-parsed", here),), quoted)
-        body = re.sub(rb"\\([\\`$])", rb"\1", self.src[start:end])
-        text = b" " * (here.col - 1) + body
-        tree = _parser().parse(text)
+        body = _unescape_backquoted(self.src[start:end].decode("utf-8", "surrogateescape")).encode(
+            "utf-8", "surrogateescape")
+        tree = _parser().parse(body)
         if tree.root_node.has_error:
             return ir.CmdSub((ir.Opaque("substitution-not-parsed", here),), quoted)
-        conv = type(self)(text)
+        conv = type(self)(body)
         conv.depth = self.depth
-        stmts = _moved(tuple(conv.stmts(tree.root_node.children)), here.line - 1)
+        stmts = tuple(conv.stmts(tree.root_node.children))
         self.errors += conv.errors[:1] if not self.errors else []
-        return ir.CmdSub(stmts, quoted)
+        return ir.CmdSub(nesting.rebase(stmts, here.line - 1, here.col - 1, start), quoted)
 
     def _escaped_slash(self, start: int, end: int, quoted: bool,
                        pos: ir.Pos) -> tuple[ir.Word, ir.Word | None] | None:
@@ -191,9 +178,10 @@ class WordConverter:
         separator as the replacement's first character). For a plain pattern and replacement
         (no expansion, quote or substitution in them), split the text at the first ``/``
         that no backslash escapes, as bash does; None otherwise (tree-sitter's reading stands)."""
-        raw = self.src[start:end].decode("utf-8", "replace")
-        if "\\" not in raw or any(ch in raw for ch in "$`'\""):
+        data = self.src[start:end]
+        if b"\\" not in data or any(ch in data for ch in b"$`'\""):
             return None
+        raw = data.decode("utf-8", "replace")
         i = 0
         while i < len(raw) and raw[i] != "/":
             i += 2 if raw[i] == "\\" else 1
@@ -295,12 +283,15 @@ class WordConverter:
                 cursor = node.end_byte
             return ir.Word(tuple(_merge(parts)), _pos(nodes[0]))
 
-        arg = to_word(args[0], starts[0]) if args else None
-        arg2 = to_word(args[1], starts[1]) if len(args) > 1 else None
-        if op in ("/", "//", "/#", "/%") and args and args[0]:
-            split = self._escaped_slash(starts[0], n.children[-1].start_byte, quoted, _pos(args[0][0]))
-            if split is not None:
-                arg, arg2 = split
+        split = self._escaped_slash(starts[0], n.children[-1].start_byte, quoted, _pos(args[0][0])) \
+            if op in ("/", "//", "/#", "/%") and args and args[0] else None
+        arg: ir.Word | None
+        arg2: ir.Word | None
+        if split is not None:
+            arg, arg2 = split
+        else:
+            arg = to_word(args[0], starts[0]) if args else None
+            arg2 = to_word(args[1], starts[1]) if len(args) > 1 else None
         if op == "/" and arg is not None and arg.parts and isinstance(arg.parts[0], ir.Lit):
             first = arg.parts[0].text
             if first[:1] in ("/", "#", "%"):

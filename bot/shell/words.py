@@ -44,6 +44,11 @@ def unescape_unquoted(text: str) -> str:
     return _unescape(text, None)
 
 
+def unescape_backquoted(text: str) -> str:
+    """The body of `` `...` ``: a backslash quotes only ``$``, `` ` `` and ``\\``."""
+    return _unescape(text, "$`\\")
+
+
 def unescape_dq(text: str) -> str:
     """Inside double quotes only ``$ ` " \\`` and newline are escapable."""
     return _unescape(text, '$`"\\\n')

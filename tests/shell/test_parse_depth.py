@@ -234,8 +234,10 @@ def test_backquotes_in_expansion_arguments_are_parsed_a_bounded_number_of_times(
 
 def test_a_backquoted_default_far_down_keeps_its_line() -> None:
     """The body is parsed on its own (not behind the file's lines, which made 64 of them at
-    the end of a 4-million-line file cost 64 parses of the file) and moved to its line."""
-    script = ts_parse("x.sh", b"\n" * 10_000 + b'X="${U:-`echo v\n  w`}"\n')
+    the end of a 4-million-line file cost 64 parses of the file) and moved to its place."""
+    source = b"\n" * 10_000 + b'X="${U:-`echo v\n  w`}"\n'
+    script = ts_parse("x.sh", source)
     body = script.body[0].assigns[0].value.parts[0].arg.parts[0].body  # type: ignore[attr-defined]
     assert [(s.pos.line, s.pos.col) for s in body] == [(10_001, 10), (10_002, 3)]
-    assert body[0].words[1].pos.start_byte == -1  # offsets of the file are not known there
+    v = body[0].words[1].pos
+    assert source[v.start_byte:v.end_byte] == b"v" and (v.line, v.col) == (10_001, 15)
