@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from bot import rules
 from bot.config import Config
 from bot.findings import Finding
-from bot.github import bench, bind, claim, commands, jobs_count
+from bot.github import bench, bind, claim, commands, jobs_count, markers
 from bot.github.port import GitHubError, RunInfo
 from bot.github.review import own
 from bot.lint import LintResult, lint
@@ -55,7 +55,7 @@ def _retry(cmd: commands.Bench, sha: str, *, yes: bool = False) -> str:
     """The command to type to run ``sha`` (every part already passed the grammar)."""
     parts = ["/bench", cmd.target, *cmd.entries, *(["--all"] if cmd.all else []), *(["--force"] if cmd.force else []),
              *(["--yes"] if yes or cmd.yes else [])]
-    return md.code(" ".join(parts) + f" @{sha[:12]}")
+    return md.code(" ".join(parts) + f" @{sha}")
 
 
 def unsuppressed(facts: Facts, conf: Config) -> list[Finding]:
@@ -86,7 +86,7 @@ def run(ctx: Ctx, cmd: commands.Bench, note: str) -> None:
     if conf.bench.max_per_hour == 0:
         ctx.refuse("`/bench` is turned off in this repository (`bench.max-per-hour: 0`).", log="/bench is off")
         return
-    recent = [c for c in ctx.previous if own(c.author, ctx.bot_login) and _DISPATCH.search(c.body)
+    recent = [c for c in ctx.previous if own(c.author, ctx.bot_login) and markers.search(_DISPATCH, c.body)
               and ctx.now() - c.created_at < 3600]
     if len(recent) >= conf.bench.max_per_hour:
         ctx.refuse(f"This pull request had {len(recent)} benchmark dispatches in the last hour (the limit is "
@@ -99,7 +99,7 @@ def run(ctx: Ctx, cmd: commands.Bench, note: str) -> None:
         return
     events = None
     runs: list[RunInfo] | None = None
-    if cmd.sha is None:
+    if bind.needs_proof(cmd.sha):
         try:
             events = port.timeline(ctx.number)
         except GitHubError as exc:
@@ -155,7 +155,7 @@ def run(ctx: Ctx, cmd: commands.Bench, note: str) -> None:
                           for b in blocked)
         refuse(f"Not dispatched: benchbot says these entries would not run what this pull request means "
                    f"them to run, or cannot tell what they would run:\n\n{lines}\n\nFix the launcher (see the "
-                   f"review), or comment {md.code(f'/bench {cmd.target} --force @{sha[:12]}')} to run them anyway.",
+                   f"review), or comment {md.code(f'/bench {cmd.target} --force @{sha}')} to run them anyway.",
                    log="refused: lint blockers")
         return
     if jobs.jobs > conf.bench.max_jobs and not cmd.yes:
@@ -204,7 +204,7 @@ def run(ctx: Ctx, cmd: commands.Bench, note: str) -> None:
     link = f"[{md.escape(title)}]({md.safe_url(url)})" if url else f"{md.code(title)} (not listed yet)"
     ctx.reply(f"\U0001f680 Dispatched {len(sel.entries)} entr{'y' if len(sel.entries) == 1 else 'ies'} on "
               f"{md.code(cmd.target)} ({', '.join(md.code(x) for x in sel.label_family)}) at pinned head `{sha}` "
-              f"({'named in the command' if bound.how == 'named' else 'the head when you commented'}):\n\n"
+              f"({'named in the command' if bound.how.startswith('named') else 'the head when you commented'}):\n\n"
               f"{entries}\n\nThat is {jobs.text()}.\n\nRun: {link}{forced}{note}",
               extra_marker=f"<!-- benchbot:dispatch {ctx.comment_id} -->{claim.run_marker(title)}")
     ctx.out.logs.append(f"benchbot: dispatched {', '.join(sel.entries)} at {sha[:12]}")

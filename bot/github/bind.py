@@ -3,9 +3,15 @@
 A command is bound to a commit in one of two ways (pure functions; :mod:`bot.github.benchrun`
 reads the timeline, the workflow runs and the pull request):
 
-1. **Named**: ``/bench mi325x @5ca31cc``. The prefix (7 to 40 hex digits) must match the pull
-   request's head when the bot acts; otherwise nothing runs. This is the way to approve a head,
-   and the review's summary comment shows the command with the head it checked.
+1. **Named**: ``/bench mi325x @<sha>``. The full 40-digit SHA of the pull request's head binds by
+   itself: this is the way to approve a head, and the review's summary comment and every refusal
+   show the command with the full SHA. A shorter prefix names a commit only together with proof:
+   it must have at least :data:`MIN_PREFIX` hex digits, name no other commit the bot knows of
+   this pull request (its timeline's commits, force pushes and the head's workflow runs), and the
+   server-time proof of form 2 must hold. A prefix is not an identity: a lookalike commit with the
+   same 28-bit (7-digit) prefix takes minutes to make, so an author could push one right after a
+   maintainer's ``/bench ... @5ca31cc``; with the proof, a head pushed after the comment never
+   binds, and 48 bits put a lookalike made in advance out of reach. Under 12 digits nothing binds.
 2. **Proven from server times**: the bot runs the current head H without a named SHA only if
    GitHub's own clocks prove H was the head when the comment was written (its ``created_at``).
    Commit dates never count (an author sets them). Two sources say "the head became S at time t":
@@ -47,6 +53,8 @@ from bot.github.port import RunInfo, TimelineEvent
 
 HEAD_MOVES = frozenset({"head_ref_force_pushed", "head_ref_restored", "head_ref_deleted", "base_ref_force_pushed"})
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
+MIN_PREFIX = 12  # hex digits a named prefix needs (with the server-time proof); 40 bind alone
+FULL = 40
 MAX_RUNS = 100  # runs read for the head SHA: the API's first page, newest first
 RUN_LAG = 300.0  # seconds a run may be created after the push it reports
 
@@ -77,18 +85,45 @@ def evidence(events: Sequence[TimelineEvent], runs: Sequence[RunInfo], head_repo
     return sorted(out, key=lambda e: e.at)
 
 
+def needs_proof(named: str | None) -> bool:
+    """Whether binding ``named`` reads the timeline and the runs (a full SHA binds alone; a prefix
+    under :data:`MIN_PREFIX` digits is refused whatever they say)."""
+    return named is None or MIN_PREFIX <= len(named) < FULL
+
+
 def bind(head_sha: str, named: str | None, comment_at: float, events: Sequence[TimelineEvent] | None,
          retry: str, *, runs: Sequence[RunInfo] | None = (), head_repo: str = "",
          head_ref: str = "") -> Binding:
-    """``retry``: the command with ``@<sha>`` to suggest (markdown, already inert). ``runs``: the
+    """``retry``: the command with ``@<full sha>`` to suggest (markdown, already inert). ``runs``: the
     workflow runs for ``head_sha`` (None: they could not be read); ``head_repo`` (owner/name) and
     ``head_ref``: the pull request's head repository and branch, which a run must match."""
     short = head_sha[:12]
+    head = head_sha.lower()
     if named is not None:
-        if head_sha.lower().startswith(named.lower()):
+        named = named.lower()
+        if named == head and len(named) == FULL:
             return Binding(head_sha, "named")
-        return Binding(None, f"the command names `{named}`, but the pull request's head is `{short}`; nothing "
-                             f"was run. To run the current head, comment {retry}.")
+        if not head.startswith(named):
+            return Binding(None, f"the command names `{named}`, but the pull request's head is `{short}`; nothing "
+                                 f"was run. To run the current head, comment {retry}.")
+        if len(named) < MIN_PREFIX:
+            return Binding(None, f"`@{named}` has {len(named)} hex digits: another commit with the same short "
+                                 "prefix can be made in minutes, so a short SHA binds nothing; nothing was run. "
+                                 f"The head is `{short}`: review it and, to run it, comment {retry}.")
+        known = {e.sha.lower() for e in events or () if e.sha} | {r.head_sha.lower() for r in runs or ()}
+        if any(s != head and s.startswith(named) for s in known):
+            return Binding(None, f"`@{named}` names more than one commit of this pull request; nothing was run. "
+                                 f"The head is `{short}`: review it and, to run it, comment {retry}.")
+    proven = _proof(head_sha, comment_at, events, retry, runs, head_repo, head_ref)
+    if proven.sha is None or named is None:
+        return proven
+    return Binding(head_sha, f"named+{proven.how}")
+
+
+def _proof(head_sha: str, comment_at: float, events: Sequence[TimelineEvent] | None, retry: str,
+           runs: Sequence[RunInfo] | None, head_repo: str, head_ref: str) -> Binding:
+    """Form 2: GitHub's server times prove ``head_sha`` was the head when the comment was written."""
+    short = head_sha[:12]
     if events is None:
         return Binding(None, "the pull request's timeline could not be read, so the bot cannot tell whether "
                              f"`{short}` is the head you saw. To run it, comment {retry}.")

@@ -30,6 +30,7 @@ import binascii
 import re
 from dataclasses import dataclass
 
+from bot.github import markers
 from bot.github.port import Comment, Port
 from bot.github.review import own
 
@@ -51,7 +52,7 @@ def _titled(kind: str, title: str) -> str:
 
 
 def _title(pattern: re.Pattern[str], body: str) -> str | None:
-    m = pattern.search(body)
+    m = markers.search(pattern, body)
     if m is None:
         return None
     try:
@@ -89,8 +90,8 @@ class State:
 
 def state(comments: list[Comment], comment_id: int | str, me: str) -> State:
     marker, claim = reply_marker(comment_id), claim_marker(comment_id)
-    ours = sorted((c for c in comments if own(c.author, me) and marker in c.body), key=lambda c: c.id)
-    answered = next((c for c in ours if claim not in c.body), None)
+    ours = sorted((c for c in comments if own(c.author, me) and markers.has(c.body, marker)), key=lambda c: c.id)
+    answered = next((c for c in ours if not markers.has(c.body, claim)), None)
     if answered is not None:
         return State(answered=answered)
     return State(claim=ours[0] if ours else None)
@@ -100,7 +101,7 @@ def take(port: Port, number: int, comment_id: int | str, me: str) -> Comment | N
     """Create a claim and keep it if it is the lowest; else delete it and return None."""
     mine = port.create_issue_comment(number, f"{reply_marker(comment_id)}{claim_marker(comment_id)}\n{WORKING}")
     marker = reply_marker(comment_id)
-    ids = {c.id for c in port.issue_comments(number) if own(c.author, me) and marker in c.body}
+    ids = {c.id for c in port.issue_comments(number) if own(c.author, me) and markers.has(c.body, marker)}
     ids.add(mine.id)
     if min(ids) != mine.id:
         port.delete_issue_comment(mine.id)

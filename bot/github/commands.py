@@ -21,8 +21,8 @@ are split on spaces and tabs, with no quoting. An argument is a flag (exactly ``
 argument: a GPU SKU or runner label, lowercased,
 ``(cluster:)?[a-z0-9][a-z0-9._-]{0,63}``) or an entry name (``[A-Za-z0-9][A-Za-z0-9._-]{0,127}``,
 at most 32, duplicates dropped) or the head commit the command is for (``@`` and 7 to 40 hex
-digits, at most one: ``@5ca31cc``; it must be a prefix of the pull request's head when the bot
-acts, or nothing runs). Anything else (a shell metacharacter, a quote, a non-ASCII
+digits, at most one; what binds is :mod:`bot.github.bind`'s business: the full SHA, or 12 digits
+or more with the server-time proof; a shorter one is answered with the full command). Anything else (a shell metacharacter, a quote, a non-ASCII
 lookalike, a control character, an unknown flag, entries with ``--all``, a missing target,
 arguments to ``/lint`` or ``/help``) makes the whole command :class:`Invalid`, never a partial
 one. ``status`` and ``cancel`` (any case) as the first argument are subcommands (:class:`Runs`):
@@ -40,6 +40,8 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from bot.report import markdown as md
 
 TRIGGERS = ("/bench", "/lint", "/help")
 FLAGS = ("--all", "--force", "--yes")
@@ -130,17 +132,17 @@ def help_text(runner_labels: tuple[str, ...] | list[str] = (), bench_labels: tup
         f"every entry of the target, `--force` runs even when the bot would skip. At most {MAX_ENTRIES} entries. "
         f"`--yes` confirms a selection of more than {max_jobs} benchmark jobs (`bench.max-jobs`); the reply "
         "says how many jobs a selection starts. "
-        "`@<sha>` (7 to 40 hex digits) names the head commit you reviewed: only that commit is run, and the "
-        "command is refused if the pull request's head is another one. "
-        f"Example: `/bench {first} --force @5ca31cc`",
+        "`@<sha>` names the head commit you reviewed: the full 40-digit SHA (the review's summary shows "
+        "it), or at least 12 digits when GitHub's clocks prove that commit was the head when you commented; "
+        "only that commit is run, and the command is refused if the pull request's head is another one. "
+        f"Example: `/bench {first} --force @5ca31cc0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6`",
         "- `/bench status`: list the benchmark runs this pull request's commands started. Example: `/bench status`",
         "- `/bench cancel`: cancel those runs that are still queued or running. Example: `/bench cancel`",
         "- `/lint`: lint this pull request again. Example: `/lint`",
         "- `/help`: show this message. Example: `/help`",
     ]
     if bench_labels:
-        pairs = ", ".join(f"`{_clean(k.replace('`', ''), ECHO_LIMIT)}` runs `/bench "
-                          f"{_clean(v.replace('`', ''), ECHO_LIMIT)}`" for k, v in bench_labels)
+        pairs = ", ".join(f"{_code(k)} runs {_code('/bench ' + v)}" for k, v in bench_labels)
         lines.append(f"- Labels: adding a label starts a `/bench` of the pull request's head: {pairs}.")
     lines += [
         "",
@@ -293,4 +295,4 @@ def _clean(text: str, limit: int) -> str:
 def _code(text: str) -> str:
     """Untrusted text as an inert markdown code span: no backticks, at most ECHO_LIMIT characters."""
     text = _clean(text.replace("`", ""), ECHO_LIMIT).strip()
-    return f"`{text}`" if text else "(unprintable)"
+    return md.code(text) if text else "(unprintable)"

@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.config import Config, ConfigError, load_config
-from bot.github import claim, commands
+from bot.github import claim, commands, markers
 from bot.github.claim import reply_marker
 from bot.github.event import EXIT_ERROR, EXIT_INTERNAL, EXIT_OK, Options, Outcome, PortFactory, bot_login, pull_request
 from bot.github.port import Comment, GitHubError, Port
@@ -102,7 +102,7 @@ def issue_comment(payload: dict[str, Any], workspace: str, make_port: PortFactor
             out.logs.append(f"benchbot: {login} ({role}) wrote an invalid command; no reply: {cmd.reason}")
             return out
         refused = _refused_marker(login)
-        if not allowed and any(own(c.author, me) and refused in c.body and now() - c.created_at < REFUSAL_SECONDS
+        if not allowed and any(own(c.author, me) and markers.has(c.body, refused) and now() - c.created_at < REFUSAL_SECONDS
                                for c in previous):
             out.logs.append(f"benchbot: {login} ({role}) was told within the hour that commands need write access")
             return out

@@ -182,6 +182,8 @@ def body(causes: list[Finding], at: Anchor, sug: Suggestion | None, link: Link |
             out += ["", f"Because of it ({len(consequences)}):"]
             out += [f"- {md.where(r.path, r.line, link)}: {md.escape(r.note)}" for r in consequences]
     fixable = [f for f in causes if f.fix is not None]
+    if sug is not None and md.inert(sug.text) != sug.text:
+        sug = None  # a suggestion applies its text as it is: one that would need escaping is not offered
     if sug is not None:
         owner = next((f for f in causes if f.fix is not None), None)
         fence = md.code_fence(sug.text)

@@ -28,6 +28,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bot.github import markers
 from bot.github.port import Comment, Port
 from bot.github.review import SUMMARY_MARKER, own
 
@@ -62,7 +63,7 @@ def claims(comments: list[Comment], bot_login: str) -> list[Claim]:
     """The bot's claim comments, oldest first."""
     out = []
     for c in sorted(comments, key=lambda c: c.id):
-        m = _CLAIM.search(c.body) if own(c.author, bot_login) else None
+        m = markers.search(_CLAIM, c.body) if own(c.author, bot_login) else None
         if m:
             out.append(Claim(c.id, m.group(1), m.group(2), c.created_at))
     return out
@@ -123,7 +124,7 @@ def release(port: Port, claim: Claim) -> None:
 
 def summaries(comments: list[Comment], bot_login: str) -> list[Comment]:
     """The bot's summary comments, oldest (the living one) first."""
-    return sorted((c for c in comments if own(c.author, bot_login) and SUMMARY_MARKER in c.body),
+    return sorted((c for c in comments if own(c.author, bot_login) and markers.has(c.body, SUMMARY_MARKER)),
                   key=lambda c: c.id)
 
 

@@ -10,8 +10,10 @@ comment (its login) whose run marker (:func:`bot.github.claim.run_title`) equals
 
 The answer is edited once: a results section (conclusion, duration, link and, when the run
 uploaded result files in InferenceX's format, a table: :mod:`bot.github.result_files`) is
-appended, or replaces an earlier attempt's. The section carries ``<!-- benchbot:results <run id>
-<attempt> -->``: a redelivered event (same run and attempt, or an older attempt) writes nothing.
+appended, or replaces an earlier attempt's. The answer's leading markers (:mod:`bot.github.markers`)
+gain ``<!-- benchbot:results <run id> <attempt> -->``: a redelivered event (same run and attempt, or
+an older attempt) writes nothing. The section starts at :data:`SECTION` (markdown makes ``<!--`` in
+repository text inert, so only the bot writes it).
 No answer found: nothing is posted (logged). Every string of the payload is escaped.
 """
 
@@ -22,7 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.config import ConfigError, load_config
-from bot.github import claim, result_files
+from bot.github import claim, markers, result_files
 from bot.github.event import EXIT_ERROR, EXIT_OK, Options, Outcome, PortFactory, bot_login
 from bot.github.port import Comment, GitHubError, Port
 from bot.github.port_results import TooLarge
@@ -35,7 +37,8 @@ MAX_LISTED = 100  # artifacts listed per run (a run uploads logs and metrics too
 MAX_NOTES = 10
 MAX_BODY = 60000  # GitHub refuses comments over 65536 characters
 MAX_TITLE = 1024
-_RESULTS = re.compile(r"\n*<!-- benchbot:results (\d+) (\d+) -->")
+_RESULTS = re.compile(r"<!-- benchbot:results (\d+) (\d+) -->")
+SECTION = "\n\n<!-- benchbot:section -->\n"
 ICONS = {"success": "\u2705", "failure": "\u274c", "cancelled": "\u23f9\ufe0f", "timed_out": "\u23f1\ufe0f",
          "skipped": "\u23ed\ufe0f", "neutral": "\u2796", "action_required": "\u26a0\ufe0f",
          "startup_failure": "\u274c", "stale": "\u26a0\ufe0f"}
@@ -122,12 +125,12 @@ def workflow_run(payload: dict[str, Any], workspace: str, make_port: PortFactory
             out.logs.append(f"benchbot: no answer of the bot names run {run_id} ({title[:200]!r}); nothing posted")
             return out
         number, answer = found
-        seen = _RESULTS.search(answer.body)
+        seen = markers.search(_RESULTS, answer.body)
         if seen is not None and int(seen[1]) == run_id and int(seen[2]) >= attempt:
             out.logs.append(f"benchbot: run {run_id} attempt {attempt} is already reported on #{number}")
             return out
         section = _section(port, run, run_id, attempt, title)
-        body = _join(answer.body, section)
+        body = _join(answer.body, results_marker(run_id, attempt), section)
         if body == answer.body:
             out.logs.append(f"benchbot: the answer on #{number} already says this")
             return out
@@ -162,10 +165,13 @@ def _answer(port: Port, template: str, title: str, me: str, out: Outcome) -> tup
     return None
 
 
-def _join(body: str, section: str) -> str:
-    m = _RESULTS.search(body)
-    kept = body[:m.start()] if m else body.rstrip("\n")
-    return kept + "\n\n" + section
+def _join(body: str, marker: str, section: str) -> str:
+    """``body`` with ``marker`` among its leading markers (an earlier attempt's replaced) and
+    ``section`` in place of an earlier one."""
+    lead, rest = markers.split(body)
+    cut = rest.find(SECTION)
+    kept = (rest[:cut] if cut >= 0 else rest).rstrip("\n")
+    return _RESULTS.sub("", lead) + marker + kept + SECTION + section
 
 
 def _section(port: Port, run: dict[str, Any], run_id: int, attempt: int, title: str) -> str:
@@ -175,7 +181,7 @@ def _section(port: Port, run: dict[str, Any], run_id: int, attempt: int, title: 
     ok = isinstance(url, str) and url.startswith(("https://", "http://"))
     link = f"[{md.escape(title)}]({md.safe_url(str(url))})" if ok else md.code(title)
     again = f", attempt {attempt}" if attempt > 1 else ""
-    head = (f"{results_marker(run_id, attempt)}\n**Result:** {icon} {md.escape(conclusion)} after "
+    head = (f"**Result:** {icon} {md.escape(conclusion)} after "
             f"{duration(run.get('run_started_at'), run.get('updated_at'))}{again}: {link}")
     parsed = _results(port, run_id)
     parts = [head]

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from bot.findings import Finding
-from bot.github import inline
+from bot.github import inline, markers
 from bot.github.diff import Changes
 from bot.github.inline import Anchor, Link, Suggestion, suggestion
 from bot.github.port import ChangedFile, Comment, DraftComment, ReviewComment
@@ -125,7 +125,7 @@ def own(author: str, bot_login: str) -> bool:
 
 def find_summary(comments: list[Comment], bot_login: str) -> Comment | None:
     """The bot's summary comment: the oldest with the marker AND the bot's own login."""
-    mine = [c for c in comments if own(c.author, bot_login) and SUMMARY_MARKER in c.body]
+    mine = [c for c in comments if own(c.author, bot_login) and markers.has(c.body, SUMMARY_MARKER)]
     return min(mine, key=lambda c: c.id) if mine else None
 
 
@@ -135,7 +135,7 @@ def posted(comments: list[ReviewComment], bot_login: str) -> list[Posted]:
     for c in sorted(comments, key=lambda c: c.id):
         if c.in_reply_to is not None or not own(c.author, bot_login):
             continue
-        m = _FINDING_MARKER.search(c.body)
+        m = markers.search(_FINDING_MARKER, c.body)
         if m:
             out.append(Posted(c, tuple(m.group(1).split()), bool(m.group(2))))
     return out
@@ -232,7 +232,7 @@ def _resolutions(split_: Split, mine: list[Posted], review_comments: list[Review
     current = {f.fingerprint for f in [*split_.new, *split_.old]} | {
         r.fingerprint for f in [*split_.new, *split_.old] for r in f.consequences}
     replied = {int(m.group(1)) for c in review_comments if own(c.author, ctx.bot_login) and c.in_reply_to
-               for m in [_FIXED_MARKER.search(c.body)] if m}
+               for m in [markers.search(_FIXED_MARKER, c.body)] if m}
     out: list[Resolve] = []
     recheck: list[ReviewComment] = []
     short = ctx.head_sha[:7]
@@ -243,7 +243,7 @@ def _resolutions(split_: Split, mine: list[Posted], review_comments: list[Review
         if any(fp in current for fp in q.fingerprints):
             continue
         c = q.comment
-        old = _FINDING_MARKER.sub("", c.body, count=1).strip()
+        old = markers.split(c.body)[1].strip()
         body = (f"{finding_marker(q.fingerprints, resolved=True)}\n\u2705 **Resolved** in `{short}`: benchbot no "
                 f"longer reports this.\n\n<details><summary>Original comment</summary>\n\n{old}\n\n</details>")
         reply = None if c.id in replied else f"{fixed_marker(c.id)}\u2705 Fixed in `{short}`."

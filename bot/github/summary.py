@@ -10,7 +10,6 @@ changes in benchbot's configuration; the recipe reminder; the footer. Headings g
 
 from __future__ import annotations
 
-import html
 from typing import TYPE_CHECKING
 
 from bot.findings import Finding
@@ -24,11 +23,6 @@ if TYPE_CHECKING:
 SUMMARY_MARKER = "<!-- benchbot:summary -->"
 MAX_COMMENT = 60000  # GitHub refuses bodies over 65,536 characters
 MAX_FIXED = 30  # fixed findings listed one by one; the rest are counted
-
-
-def _plain(text: str) -> str:
-    """Text for inside ``<summary>``: escaped HTML, no markdown."""
-    return html.escape(" ".join(text.split()), quote=False)
 
 
 def summary_body(split_: Split, p: Plan, resolved_before: int, ctx: Context, changes: Changes | None = None) -> str:
@@ -50,7 +44,7 @@ def summary_body(split_: Split, p: Plan, resolved_before: int, ctx: Context, cha
         head.append("\u2705 **This pull request introduces no findings.**")
     if split_.fixed:
         head.append(f"It fixes {plural(len(split_.fixed), 'finding')} that {'is' if len(split_.fixed) == 1 else 'are'} "
-                    f"on `{base}`.")
+                    f"on {md.code(ctx.base_ref)}.")
     if resolved:
         head.append(f"{plural(resolved, 'inline comment')} on fixed findings resolved.")
     tail: list[str] = []
@@ -78,7 +72,7 @@ def summary_body(split_: Split, p: Plan, resolved_before: int, ctx: Context, cha
                 label += f", {len(touched)} near lines this pull request changes"
             inside = old_md or ("None of them is near a line this pull request changes; `benchbot lint` on the "
                                 "base lists them." if changes is not None and not touched else "(left out: too long)")
-            body += ["", f"<details><summary>{_plain(label)}</summary>", "", inside, "", "</details>"]
+            body += ["", f"<details><summary>{md.html_text(label)}</summary>", "", inside, "", "</details>"]
         body += tail
         text = "\n".join(body) + "\n"
         if len(text) <= MAX_COMMENT:
@@ -111,7 +105,7 @@ def _fixed(fixed: list[Finding], ctx: Context) -> str:
 
 def bench_line(head_sha: str) -> str:
     """How a maintainer approves this head for a GPU run (the command binds to the commit)."""
-    return f"To benchmark this head: `/bench <gpu> @{head_sha[:7]}`"
+    return f"To benchmark this head: `/bench <gpu> @{head_sha}`"
 
 
 def failure_summary(head_sha: str, base_sha: str, base_ref: str, reason: str) -> str:

@@ -94,8 +94,8 @@ def as_json(h: History) -> str:
 
 
 def _cell(text: str) -> str:
-    """A code span in a table cell: its ``|`` escaped, or GitHub would split the cell there."""
-    return markdown.code(text).replace("|", "\\|")
+    """A code span in a table cell."""
+    return markdown.cell(markdown.code(text))
 
 
 def _md_commit(c: Commit | None, none: str) -> str:
@@ -112,7 +112,7 @@ def as_markdown(h: History) -> str:
         for e in h.episodes:
             out.append(f"| {_md_commit(e.first_bad, '(before)')} | {_md_commit(e.fixed_by, 'open')} | "
                        f"{markdown.escape(_days(h, e))} | {_cell(e.finding.rule)} | "
-                       f"{_cell(subject(e))} | {markdown.escape(_entries(e))} |")
+                       f"{_cell(subject(e))} | {markdown.cell(markdown.escape(_entries(e)))} |")
         out.append("")
     for c, why in h.skipped:
         out.append(f"- not linted: {markdown.code(c.short)}: {markdown.escape(why)}")

@@ -1,10 +1,15 @@
 """Markdown for pull-request comments: a summary line, then the findings grouped by rule.
 
-Everything that comes from the repository (paths, messages, notes, entry names, diffs) is
-escaped: inline text is backslash-escaped for markdown, HTML-escaped, and ``@name`` gets a
-zero-width joiner so that a crafted file name cannot ping anyone; paths and entry names go
-into code spans, diffs into fenced blocks longer than any backtick run they contain. The
-output is deterministic (no timings), so a comment can be compared before it is updated.
+Everything that comes from the repository (paths, messages, notes, entry names, diffs, labels,
+payload strings) goes through this module, the one escaping path: inline text (:func:`escape`) is
+backslash-escaped for markdown, HTML-escaped, ``@name`` gets a zero-width joiner so that a crafted
+file name cannot ping anyone, and a bare URL gets one after its scheme (or ``www``) so that GitHub
+does not link it; paths and entry names go into code spans (:func:`code`), diffs into fenced blocks
+longer than any backtick run they contain (:func:`fenced`), text inside HTML elements through
+:func:`html_text`, and a table cell through :func:`cell` (``|`` escaped, code spans included).
+Everywhere, ``<!--`` and ``-->`` get a zero-width joiner (:func:`inert`): the bot's hidden markers
+(:mod:`bot.github.markers`) cannot be forged by text it shows. The output is deterministic (no
+timings), so a comment can be compared before it is updated.
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ _INLINE = re.compile(r"([\\`*_{}\[\]()#+!|~$^])")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_])")
 _NEWLINES = re.compile(r"\r\n|[\r\n\u2028\u2029\x85]")
 _URL_SAFE = "/:?#[]@!$&'*+,;=%-._~"
+# GitHub's extended autolinks: a scheme and ``:`` (``https://``, ``mailto:``, ``xmpp:``) or ``www.``
+_AUTOLINK = re.compile(r"(?i)(?<![a-z0-9])(https?|ftp|mailto|xmpp)(?=:)|(?<![a-z0-9])(www)(?=\.)")
+_COMMENT = re.compile(r"<(?=!--)|-(?=->)")
 
 
 def render(findings: list[Finding], stats: Stats, *, link: Link | None = None, title: str | None = None,
@@ -74,18 +82,34 @@ def _finding(f: Finding, link: Link | None) -> list[str]:
         out.append(f"  - {label}: " + ", ".join(code(e) for e in f.entries))
     if f.fix is not None:
         kind = "safe to apply" if f.fix.safe else "review before applying"
-        diff = f.fix.diff.rstrip("\n").replace("\r\n", "\n").replace("\r", "\n")
-        fence = code_fence(diff)
-        out += ["", f"  <details><summary>Fix: {_html(f.fix.description)} \u2014 {kind}</summary>", "",
-                f"  {fence}diff"]
-        out += [f"  {line}".rstrip() for line in diff.split("\n")]
-        out += [f"  {fence}", "", "  </details>", ""]
+        out += ["", f"  <details><summary>Fix: {html_text(f.fix.description)} \u2014 {kind}</summary>", ""]
+        out += [f"  {line}".rstrip() for line in fenced(f.fix.diff, "diff").split("\n")]
+        out += ["", "  </details>", ""]
     return out
 
 
 def code_fence(text: str) -> str:
     """Backticks that open and close a fenced block holding ``text``: longer than any run in it."""
     return "`" * max(3, _longest_run(text, "`") + 1)
+
+
+def fenced(text: str, info: str = "") -> str:
+    """A fenced code block holding ``text`` literally (lines kept, markers inert)."""
+    body = inert(text.rstrip("\n").replace("\r\n", "\n").replace("\r", "\n"))
+    fence = code_fence(body)
+    return f"{fence}{info}\n{body}\n{fence}"
+
+
+def inert(text: str) -> str:
+    """``text`` with every ``<!--`` and ``-->`` broken by a zero-width joiner: no HTML comment,
+    hence no marker of the bot's, can start or end in it."""
+    return _COMMENT.sub(lambda m: m.group() + ZWJ, text)
+
+
+def cell(text: str) -> str:
+    """Markdown (from :func:`escape` and :func:`code`) made safe inside a table cell: every ``|``
+    escaped, in code spans too (GitHub splits cells before it reads code spans)."""
+    return text.replace("|", "\\|")
 
 
 def where(path: str, line: int, link: Link | None) -> str:
@@ -102,12 +126,13 @@ def escape(text: str) -> str:
     text = visible(_NEWLINES.sub(" ", text))
     text = _INLINE.sub(r"\\\1", text)
     text = html.escape(text, quote=False)
+    text = _AUTOLINK.sub(lambda m: m.group() + ZWJ, text)
     return _MENTION.sub("@" + ZWJ, text)
 
 
 def code(text: str) -> str:
     """A code span holding ``text`` literally, whatever backticks it contains."""
-    text = visible(_NEWLINES.sub(" ", text))
+    text = inert(visible(_NEWLINES.sub(" ", text)))
     ticks = "`" * (_longest_run(text, "`") + 1)
     pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
@@ -118,7 +143,7 @@ def safe_url(url: str) -> str:
     return urllib.parse.quote(_NEWLINES.sub("", url), safe=_URL_SAFE.replace("[", "").replace("]", ""))
 
 
-def _html(text: str) -> str:
+def html_text(text: str) -> str:
     """Text inside an HTML element (``<summary>``), where markdown is not processed."""
     return _MENTION.sub("@" + ZWJ, html.escape(visible(_NEWLINES.sub(" ", text)), quote=True))
 

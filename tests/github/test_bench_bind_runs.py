@@ -101,7 +101,7 @@ def test_force_push_back_then_fast_forward_after_the_comment_is_refused(runs_pr:
     assert main(["event"]) == 0
     assert runs_pr.gh.dispatches(REPO) == []
     answer = _answer(runs_pr, cid)
-    assert f"@{h[:12]}" in answer
+    assert f"@{h}" in answer
     assert (f"`{a[:12]}`" in answer) if skip_runs else ("after your comment" in answer)
 
 
@@ -114,7 +114,7 @@ def test_a_push_after_the_comment_is_refused_by_its_run(runs_pr: PR) -> None:
     assert main(["event"]) == 0
     assert runs_pr.gh.dispatches(REPO) == []
     answer = _answer(runs_pr, cid)
-    assert "workflow run after your comment" in answer and f"@{h[:12]}" in answer
+    assert "workflow run after your comment" in answer and f"@{h}" in answer
 
 
 def test_a_run_for_the_head_from_another_fork_does_not_count(runs_pr: PR) -> None:
@@ -130,7 +130,7 @@ def test_a_run_for_the_head_from_another_fork_does_not_count(runs_pr: PR) -> Non
     _, cid = _run(runs_pr, "/bench mi325x")
     assert runs_pr.gh.dispatches(REPO) == []
     answer = _answer(runs_pr, cid)
-    assert "no server time" in answer and f"`/bench mi325x @{h[:12]}`" in answer
+    assert "no server time" in answer and f"`/bench mi325x @{h}`" in answer
 
 
 def test_unreadable_runs_refuse_a_plain_push_but_not_a_force_push(runs_pr: PR) -> None:
@@ -142,7 +142,7 @@ def test_unreadable_runs_refuse_a_plain_push_but_not_a_force_push(runs_pr: PR) -
     _, cid = _run(runs_pr, "/bench mi325x")
     assert runs_pr.gh.dispatches(REPO) == []
     answer = _answer(runs_pr, cid)
-    assert "workflow runs could not be read" in answer and f"@{h[:12]}" in answer
+    assert "workflow runs could not be read" in answer and f"@{h}" in answer
     # the timeline alone still proves a force-pushed head
     h2 = _commit(runs_pr, "conc-end: 256 }", "conc-end: 512 }")
     _at(runs_pr, 5)

@@ -68,7 +68,7 @@ def test_a_plain_push_after_the_command_is_never_run(entry_pr: PR) -> None:
     assert main(["event"]) == 0
     assert entry_pr.gh.dispatches(REPO) == []
     answer = _answer(entry_pr, cid)
-    assert f"@{pushed[:12]}" in answer and seen[:12] not in answer.split("@")[-1]
+    assert f"@{pushed}" in answer and seen[:12] not in answer.split("@")[-1]
     assert _reactions(entry_pr, cid) == ["confused", "eyes"]
 
 
@@ -93,10 +93,10 @@ def test_the_named_sha_binds_and_a_wrong_one_refuses(entry_pr: PR) -> None:
     _edit(entry_pr, "configs/amd-master.yaml", lambda t: t.replace("conc-end: 128 }", "conc-end: 256 }", 1))
     head = _push(entry_pr, "plain push")  # no server time for it: a plain /bench cannot be bound
     _, cid = _run(entry_pr, "/bench mi325x")
-    assert entry_pr.gh.dispatches(REPO) == [] and f"`/bench mi325x @{head[:12]}`" in _answer(entry_pr, cid)
+    assert entry_pr.gh.dispatches(REPO) == [] and f"`/bench mi325x @{head}`" in _answer(entry_pr, cid)
     _, cid = _run(entry_pr, "/bench mi325x @0000000")
     assert entry_pr.gh.dispatches(REPO) == [] and "names `0000000`" in _answer(entry_pr, cid)
-    _, cid = _run(entry_pr, f"/bench mi325x @{head[:7].upper()}")
+    _, cid = _run(entry_pr, f"/bench mi325x @{head.upper()}")
     [d] = entry_pr.gh.dispatches(REPO)
     assert d["inputs"]["ref"] == head and "named in the command" in _answer(entry_pr, cid)
 
@@ -105,7 +105,7 @@ def test_an_unreadable_timeline_refuses_with_the_command_to_type(entry_pr: PR) -
     entry_pr.gh.fail("GET", r"/repos/acme/bench/issues/\d+/timeline", status=500, times=50)
     _, cid = _run(entry_pr, "/bench mi325x")
     assert entry_pr.gh.dispatches(REPO) == []
-    assert f"@{entry_pr.head[:12]}" in _answer(entry_pr, cid) and "timeline could not be read" in _answer(entry_pr, cid)
+    assert f"@{entry_pr.head}" in _answer(entry_pr, cid) and "timeline could not be read" in _answer(entry_pr, cid)
 
 
 # ------------------------------------------------------------------ injection through the selection
@@ -114,13 +114,13 @@ def test_an_unreadable_timeline_refuses_with_the_command_to_type(entry_pr: PR) -
 def test_an_entry_key_the_pr_adds_never_reaches_the_dispatch(entry_pr: PR, name: str) -> None:
     _edit(entry_pr, "configs/amd-master.yaml", lambda t: t.rstrip("\n") + "\n\n" + _entry_block(entry_pr, name) + "\n")
     head = _push(entry_pr, "a hostile entry")
-    _, cid = _run(entry_pr, f"/bench mi325x @{head[:8]}")
+    _, cid = _run(entry_pr, f"/bench mi325x @{head}")
     assert entry_pr.gh.dispatches(REPO) == []
     answer = _answer(entry_pr, cid)
     assert "not plain names" in answer and "entry name " in answer
     spans = re.findall(r"(`+) ?(.*?) ?\1", answer.split("entry name ", 1)[1])
     assert spans and spans[0][1] == name  # named, as an inert code span
-    _, cid = _run(entry_pr, f"/bench mi325x --force @{head[:8]}")  # --force does not lift it
+    _, cid = _run(entry_pr, f"/bench mi325x --force @{head}")  # --force does not lift it
     assert entry_pr.gh.dispatches(REPO) == []
 
 
@@ -128,7 +128,7 @@ def test_a_config_file_name_the_pr_adds_never_reaches_the_dispatch(entry_pr: PR)
     bad = 'configs/x";id;"-master.yaml'
     _edit(entry_pr, bad, lambda _: _entry_block(entry_pr, "kimik2.5-int4-mi325x-vllm-evil") + "\n")
     head = _push(entry_pr, "a hostile config file")
-    _, cid = _run(entry_pr, f"/bench mi325x kimik2.5-int4-mi325x-vllm-evil @{head[:8]}")
+    _, cid = _run(entry_pr, f"/bench mi325x kimik2.5-int4-mi325x-vllm-evil @{head}")
     assert entry_pr.gh.dispatches(REPO) == []
     assert "config file `" + bad + "`" in _answer(entry_pr, cid)
 
@@ -156,7 +156,7 @@ def test_all_over_the_dispatch_limit_is_refused(entry_pr: PR) -> None:
     _edit(entry_pr, "configs/amd-master.yaml", lambda t: t.rstrip("\n") + "\n\n" + "\n\n".join(
         _entry_block(entry_pr, f"kimik2.5-int4-mi325x-vllm-c{i}") for i in range(33)) + "\n")
     head = _push(entry_pr, "many entries")
-    _, cid = _run(entry_pr, f"/bench mi325x --all @{head[:8]}")
+    _, cid = _run(entry_pr, f"/bench mi325x --all @{head}")
     assert entry_pr.gh.dispatches(REPO) == []
     assert "more than the 32 one dispatch takes" in _answer(entry_pr, cid)
 
@@ -174,7 +174,7 @@ def test_a_suppression_the_pr_adds_does_not_lift_the_blocker(seed_pr: PR) -> Non
     seed_pr.gh.push(REPO, seed_pr.number, head_sha=seed_pr.head, files=pr_files(seed_pr.repo, seed_pr.base,
                                                                                   seed_pr.head))
     git(seed_pr.repo, "checkout", "-q", "main")
-    _, cid = _run(seed_pr, f"/bench mi325x @{seed_pr.head[:8]}")
+    _, cid = _run(seed_pr, f"/bench mi325x @{seed_pr.head}")
     assert seed_pr.gh.dispatches(REPO) == []
     answer = _answer(seed_pr, cid)
     assert "suppressed by this pull request" in answer and "kimik2.5-int4-mi325x-vllm-mtp" in answer
@@ -187,7 +187,7 @@ def test_a_dispatch_behind_the_depth_limit_is_unknown_not_a_pass(entry_pr: PR) -
         return text[:start] + "f0() {\n" + text[start:].rstrip("\n") + "\n}\n" + calls + "f12\n"
     _edit(entry_pr, LAUNCHER, nest)
     head = _push(entry_pr, "wrap the dispatch")
-    _, cid = _run(entry_pr, f"/bench mi325x {MI325X} @{head[:8]}")
+    _, cid = _run(entry_pr, f"/bench mi325x {MI325X} @{head}")
     assert entry_pr.gh.dispatches(REPO) == []
     answer = _answer(entry_pr, cid)
     assert re.search(r"call[ -]depth", answer) and LAUNCHER in answer, answer
@@ -196,7 +196,7 @@ def test_a_dispatch_behind_the_depth_limit_is_unknown_not_a_pass(entry_pr: PR) -
 def test_a_launcher_that_does_not_parse_is_a_blocker(entry_pr: PR) -> None:
     _edit(entry_pr, LAUNCHER, lambda t: t + "\nif then fi (\n")
     head = _push(entry_pr, "break the launcher")
-    _, cid = _run(entry_pr, f"/bench mi325x {MI325X} @{head[:8]}")
+    _, cid = _run(entry_pr, f"/bench mi325x {MI325X} @{head}")
     assert entry_pr.gh.dispatches(REPO) == []
     assert LAUNCHER in _answer(entry_pr, cid)
 
@@ -257,7 +257,7 @@ def test_a_suppression_the_base_has_is_still_obeyed(entry_pr: PR) -> None:
     entry_pr.gh.push(REPO, entry_pr.number, head_sha=entry_pr.head, base_sha=entry_pr.base,
                      files=pr_files(repo, entry_pr.base, entry_pr.head))
     git(repo, "checkout", "-q", "main")
-    _, cid = _run(entry_pr, f"/bench mi325x kimik2.5-int4-mi325x-vllm-mtp @{entry_pr.head[:8]}")
+    _, cid = _run(entry_pr, f"/bench mi325x kimik2.5-int4-mi325x-vllm-mtp @{entry_pr.head}")
     [d] = entry_pr.gh.dispatches(REPO)
     assert "kimik2.5-int4-mi325x-vllm-mtp" in d["inputs"]["generate-cli-command"]
     assert "Dispatched 1 entry" in _answer(entry_pr, cid)

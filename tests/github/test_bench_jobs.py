@@ -129,7 +129,7 @@ def test_above_max_jobs_is_refused_with_the_count_and_the_command(entry_pr: PR) 
     reply = next(b for b in _replies(pr) if claim.reply_marker(cid) in b)
     # kimik2.5-int4-mi325x-vllm with conc up to 128: 1k1k 4..128 (6) + 8k1k 4..32 (4)
     assert "10 benchmark jobs (about 80 GPU-jobs)" in reply and "`bench.max-jobs: 5`" in reply
-    assert f"`/bench mi325x --yes @{pr.head[:12]}`" in reply
+    assert f"`/bench mi325x --yes @{pr.head}`" in reply
     assert _reactions(pr, cid) == ["confused", "eyes"]
 
 
@@ -156,7 +156,7 @@ def test_a_refusal_after_the_selection_states_the_count(seed_pr: PR) -> None:
     from tests.github.commenting import _setup
 
     _setup(seed_pr)
-    code, cid = _run(seed_pr, f"/bench mi325x @{seed_pr.head[:12]}")
+    code, cid = _run(seed_pr, f"/bench mi325x @{seed_pr.head}")
     reply = next(b for b in _replies(seed_pr) if claim.reply_marker(cid) in b)
     assert code == 0 and seed_pr.gh.dispatches(REPO) == []
     assert "Not dispatched: benchbot says" in reply and "benchmark jobs (about" in reply

@@ -10,10 +10,32 @@ T = 1_000_000.0  # the comment's created_at
 RETRY = "`/bench x @aaaaaaaaaaaa`"
 
 
-def test_a_named_prefix_must_match_the_head() -> None:
-    assert bind(H, "aaaaaaa", T, None, RETRY).sha == H  # no timeline needed
+def test_a_named_sha_must_match_the_head() -> None:
+    assert bind(H, H, T, None, RETRY) == Binding(H, "named")  # the full SHA: no timeline needed
+    assert bind(H, H.upper(), T, None, RETRY).sha == H
     refused = bind(H, "bbbbbbb", T, [], RETRY)
     assert refused.sha is None and "`bbbbbbb`" in refused.how and RETRY in refused.how
+
+
+def test_a_short_prefix_binds_nothing() -> None:
+    proof = [TimelineEvent("head_ref_force_pushed", H, T - 60)]
+    for n in (7, 11):
+        b = bind(H, H[:n], T, proof, RETRY)
+        assert b.sha is None and f"has {n} hex digits" in b.how and RETRY in b.how
+
+
+def test_a_long_prefix_binds_with_the_proof_and_only_when_unique() -> None:
+    proof = [TimelineEvent("head_ref_force_pushed", H, T - 60)]
+    assert bind(H, H[:12], T, proof, RETRY) == Binding(H, "named+timeline")
+    assert bind(H, H[:12], T, None, RETRY).sha is None  # no proof: the timeline could not be read
+    after = [*proof, TimelineEvent("head_ref_force_pushed", H, T + 5)]
+    assert bind(H, H[:20], T, after, RETRY).sha is None  # a push after the comment
+    twin = "a" * 12 + "f" * 28  # another commit of the pull request with the same 12 digits
+    for other in ([TimelineEvent("committed", twin, None), *proof], proof):
+        runs = [RunInfo(twin, "pull_request", "b", "o/r", T - 30)] if other is proof else []
+        b = bind(H, H[:12], T, other, RETRY, runs=runs)
+        assert b.sha is None and "more than one commit" in b.how
+    assert bind(H, H[:13], T, [TimelineEvent("committed", twin, None), *proof], RETRY).sha == H
 
 
 def test_a_force_push_before_the_comment_proves_the_head() -> None:

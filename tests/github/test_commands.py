@@ -31,7 +31,8 @@ MTP = "kimik2.5-int4-mi325x-vllm-mtp"
     ("   /bench mi325x", [Bench("mi325x", line=1)]),
     (" /lint", [Lint(1)]),
     ("please run\n\n/bench mi325x\nthanks", [Bench("mi325x", line=3)]),
-    ("/bench x " + " ".join(f"e{i}" for i in range(32)), [Bench("x", tuple(f"e{i}" for i in range(32)), line=1)]),
+    pytest.param("/bench x " + " ".join(f"e{i}" for i in range(32)), [Bench("x", tuple(f"e{i}" for i in range(32)),
+                                                                           line=1)], id="32-entries"),
 ])
 def test_plain_commands(body: str, expected: list[Command]) -> None:
     assert parse(body) == expected
@@ -193,18 +194,18 @@ def test_slash_lines_that_are_not_ours_are_ignored(body: str) -> None:
     ("/bench --force", "`/bench` needs a GPU SKU or runner label"),
     ("/bench mi325x e1 --all", "use either entry names or `--all`"),
     ("/bench mi325x --all e1", "use either entry names or `--all`"),
-    ("/bench mi325x " + " ".join(f"e{i}" for i in range(33)), "at most 32 entry names"),
+    pytest.param("/bench mi325x " + " ".join(f"e{i}" for i in range(33)), "at most 32 entry names", id="33-entries"),
     ("/bench -x mi325x", "the flags are `--all`, `--force` and `--yes`"),
     ("/bench cancel now", "`/bench cancel` takes no other arguments"),
     ("/bench status mi325x", "`/bench status` takes no other arguments"),
     ("/bench status --yes", "`/bench status` takes no other arguments"),
     ("/bench --yes status", "`status` must come right after `/bench`, alone"),
     ("/bench .mi325x", "is not a GPU SKU or runner label"),
-    ("/bench " + "a" * 65, "is not a GPU SKU or runner label"),
+    pytest.param("/bench " + "a" * 65, "is not a GPU SKU or runner label", id="sku-of-65"),
     ("/bench nodes:mi325x", "is not a GPU SKU or runner label"),
     ("/bench mi325x e:1", "is not a config entry name"),
     ("/bench mi325x _e1", "is not a config entry name"),
-    ("/bench mi325x " + "e" * 129, "is not a config entry name"),
+    pytest.param("/bench mi325x " + "e" * 129, "is not a config entry name", id="entry-of-129"),
     ("/lint now", "`/lint` takes no arguments"),
     ("/help bench", "`/help` takes no arguments"),
 ])
@@ -296,9 +297,9 @@ def test_yes_and_the_run_subcommands(body: str, expected: list[Command]) -> None
 
 def test_help_text_uses_the_repositorys_labels_and_lists_the_label_trigger() -> None:
     text = help_text(["h200-nb", "cluster:mi355x"], (("bench-h200", "h200"),), max_jobs=12)
-    assert "Example: `/bench h200-nb --force @5ca31cc`" in text and "`cluster:mi355x`" in text
+    assert "Example: `/bench h200-nb --force @5ca31cc0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6`" in text and "`cluster:mi355x`" in text
     assert "`/bench status`" in text and "`/bench cancel`" in text and "--yes" in text and "more than 12" in text
     assert "`bench-h200` runs `/bench h200`" in text
     assert "mi325x" not in text
     generic = help_text()
-    assert "Example: `/bench mi325x --force @5ca31cc`" in generic and "Labels:" not in generic
+    assert "Example: `/bench mi325x --force @5ca31cc0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6`" in generic and "Labels:" not in generic

@@ -68,7 +68,7 @@ def test_seed_pr_review_then_rerun_then_fix(seed_pr: PR) -> None:
     summary = comments[0]["body"]
     assert summary.count("```diff") == 2 and "+SPEC_SUFFIX" in summary.replace(" ", "")
     assert f"Checked at head `{seed_pr.head}`" in summary
-    assert summary.rstrip().endswith(f"To benchmark this head: `/bench <gpu> @{seed_pr.head[:7]}`")
+    assert summary.rstrip().endswith(f"To benchmark this head: `/bench <gpu> @{seed_pr.head}`")
     assert "introduces 2 findings" in summary
     assert "`kimik2.5-int4-mi325x-vllm-mtp`" in step_summary  # the job summary has the same review
 
@@ -93,7 +93,7 @@ def test_seed_pr_review_then_rerun_then_fix(seed_pr: PR) -> None:
     assert len(comments) == 1  # edited in place
     assert "introduces no findings" in comments[0]["body"]
     assert f"Checked at head `{new_head}`" in comments[0]["body"]
-    assert comments[0]["body"].rstrip().endswith(f"@{new_head[:7]}`")
+    assert comments[0]["body"].rstrip().endswith(f"@{new_head}`")
     top = [c for c in gh.review_comments(REPO, 7) if c.get("in_reply_to_id") is None]
     replies = [c for c in gh.review_comments(REPO, 7) if c.get("in_reply_to_id") is not None]
     assert len(top) == 2 and all("Resolved" in c["body"] for c in top)

@@ -100,3 +100,46 @@ def test_escape_and_code_helpers() -> None:
     assert markdown.code("a``b") == "```a``b```"
     assert markdown.code("`x") == "`` `x ``"
     assert markdown.safe_url("https://h/p (1)\n<x>") == "https://h/p%20%281%29%3Cx%3E"
+
+
+# ------------------------------------------------------------------ inert under GitHub's own renderer
+# cmark-gfm (GitHub's fork of cmark) with its extensions, as github.com renders comments.
+
+def _gfm(text: str) -> str:
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    return cmarkgfm.github_flavored_markdown_to_html(text, options=Options.CMARK_OPT_UNSAFE)
+
+
+MARKER = "<!-- benchbot:summary -->"
+
+
+def test_a_marker_in_repository_text_is_broken_everywhere_it_lands() -> None:
+    f = finding(f"runners/{MARKER}.sh", 1, message=f"label {MARKER} and <!-- x", entries=(f"e{MARKER}",),
+                related=(Related("x.sh", 2, f"-->{MARKER}"),),
+                fix=Fix(f"fix {MARKER}", f"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+{MARKER}\n"))
+    out = markdown.render([f], STATS, link=None)
+    assert "<!--" not in out and "-->" not in out
+    assert "benchbot:summary" in out  # shown, not dropped
+    assert "<!--" not in markdown.code(MARKER) and "-->" not in markdown.code("a-->b")
+    assert markdown.inert(MARKER) == f"<{ZWJ}!-- benchbot:summary -{ZWJ}->"
+    html = _gfm(out)
+    assert "<!--" not in html  # nothing GitHub would hide
+
+
+def test_bare_urls_are_not_linked() -> None:
+    for url in ("https://evil.example/x", "http://evil.example", "www.evil.example/y", "mailto:a@evil.example",
+                "see HTTPS://EVIL.EXAMPLE"):
+        html = _gfm(markdown.escape(url))
+        assert "<a " not in html, (url, html)
+        assert "evil.example" in html.lower()
+    # a word that merely contains a scheme's letters is left alone
+    assert markdown.escape("xhttps: and awww.b") == "xhttps: and awww.b"
+
+
+def test_a_table_cell_keeps_its_pipes() -> None:
+    row = f"| {markdown.cell(markdown.code('[0|, mallory]'))} | {markdown.cell(markdown.escape('a|b'))} |"
+    html = _gfm("| x | y |\n|---|---|\n" + row + "\n")
+    body = html[html.index("<tbody>"):]
+    assert body.count("<td>") == 2 and "<code>[0|, mallory]</code>" in body and "a|b" in body
