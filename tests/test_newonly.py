@@ -109,7 +109,8 @@ def test_baseline_bytes_are_stable_and_read_back() -> None:
     ('{"version": 1, "tool": "ruff", "fingerprints": []}', r"^b\.json: .*'ruff', not 'benchbot'"),
     ('{"version": 2, "tool": "benchbot", "fingerprints": []}', r"^b\.json: unsupported baseline version 2"),
     ('{"version": 1, "tool": "benchbot", "fingerprints": {}}', r'^b\.json: .*"fingerprints" must be a list'),
-    ('{"version": 1, "tool": "benchbot", "fingerprints": [{"rule": "x"}]}', r'^b\.json: fingerprints\[0\] has no'),
+    pytest.param('{"version": 1, "tool": "benchbot", "fingerprints": [{"rule": "x"}]}',
+                 r'^b\.json: fingerprints\[0\] has no', id="fingerprint-without-one"),
     ('{"version": 1, "tool": "benchbot", "fingerprints": ["abc"]}', r"^b\.json: fingerprints\[0\] has no"),
 ])
 def test_bad_baselines_name_the_file_and_the_reason(text: str, error: str) -> None:

@@ -130,7 +130,8 @@ def test_per_path_ignores_in_pyproject(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    ("per-path-ignores:\n  'runners/**': [ignored-varient]\n", ".benchbot.yml:2:18: unknown rule 'ignored-varient'"),
+    pytest.param("per-path-ignores:\n  'runners/**': [ignored-varient]\n",
+                 ".benchbot.yml:2:18: unknown rule 'ignored-varient'", id="unknown-rule"),
     ("per-path-ignores: [runners]\n", ".benchbot.yml:1:19: per-path-ignores must be a mapping"),
     ("selec: [dead-script]\n", ".benchbot.yml:1:1: unknown field 'selec'; did you mean 'select'?"),
     ("profile:\n  max-paths: many\n", ".benchbot.yml:2:14: profile.max-paths must be an integer"),

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import zipfile
 from dataclasses import dataclass, field
 from typing import Any
+
+from bot.report import markdown as md
 
 AGGREGATE_PREFIX = "results_"  # InferenceX collect-results.yml: results_<prefix>
 ENTRY_PREFIX = "bmk_"  # benchmark-tmpl.yml: bmk_<RESULT_FILENAME>
@@ -71,16 +74,23 @@ def _depth(value: Any, limit: int) -> bool:
     return False
 
 
+def _finite(f: float) -> float | None:
+    return f if math.isfinite(f) else None
+
+
 def _num(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        if isinstance(value, str):
-            try:
-                return float(value)
-            except ValueError:
-                return None
+    """A finite number from a JSON value (a number or a numeric string), else None: ``NaN``,
+    ``Infinity``, ``"nan"``, ``"-inf"``, ``1e400`` and integers too large for a float are not numbers."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
         return None
-    f = float(value)
-    return f if f == f and abs(f) != float("inf") else None
+    try:
+        return _finite(float(value))
+    except (ValueError, OverflowError):
+        return None
+
+
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else _finite(seconds * 1000)
 
 
 def _text(value: Any) -> str:
@@ -107,8 +117,7 @@ def row(obj: Any) -> Row | None:
         par = f"tp{_text(obj.get('tp'))}" + (f" ep{ep}" if ep not in ("", "1") else "")
     ttft, tpot = _num(obj.get("median_ttft")), _num(obj.get("median_tpot"))
     return Row(" ".join(p for p in parts if p), _text(obj.get("isl")), _text(obj.get("osl")), par,
-               _text(obj.get("conc")), tput, ttft * 1000 if ttft is not None else None,
-               tpot * 1000 if tpot is not None else None, _num(obj.get("median_intvty")))
+               _text(obj.get("conc")), tput, _ms(ttft), _ms(tpot), _num(obj.get("median_intvty")))
 
 
 def parse_zip(name: str, data: bytes, out: Parsed) -> None:
@@ -178,17 +187,17 @@ def _fmt(v: float | None, digits: int) -> str:
     return "–" if v is None else f"{v:.{digits}f}"
 
 
-def table(parsed: Parsed, escape: Any) -> str:
-    """The markdown table (``escape``: the markdown escaper for text cells), at most MAX_ROWS rows."""
+def table(parsed: Parsed) -> str:
+    """The markdown table, at most MAX_ROWS rows (every text cell through :mod:`bot.report.markdown`)."""
     if not parsed.rows:
         return ""
     lines = ["| config | ISL/OSL | parallel | conc | tput/GPU (tok/s) | TTFT p50 (ms) | TPOT p50 (ms) "
              "| interactivity p50 (tok/s/user) |", "|---|---|---|---|---:|---:|---:|---:|"]
     rows = sorted(parsed.rows, key=lambda r: (r.config, r.isl, r.osl, r.parallel, _num(r.conc) or 0.0))
     for r in rows[:MAX_ROWS]:
-        cells = [escape(r.config), escape(f"{r.isl}/{r.osl}"), escape(r.parallel), escape(r.conc),
+        cells = [md.escape(r.config), md.escape(f"{r.isl}/{r.osl}"), md.escape(r.parallel), md.escape(r.conc),
                  _fmt(r.tput_per_gpu, 1), _fmt(r.ttft_ms, 1), _fmt(r.tpot_ms, 2), _fmt(r.intvty, 1)]
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        lines.append("| " + " | ".join(md.cell(c) for c in cells) + " |")
     if len(rows) > MAX_ROWS:
         lines.append(f"\n…and {len(rows) - MAX_ROWS} more results (in the run's artifacts).")
     return "\n".join(lines)

@@ -185,7 +185,7 @@ def _section(port: Port, run: dict[str, Any], run_id: int, attempt: int, title: 
             f"{duration(run.get('run_started_at'), run.get('updated_at'))}{again}: {link}")
     parsed = _results(port, run_id)
     parts = [head]
-    tab = result_files.table(parsed, md.escape)
+    tab = result_files.table(parsed)
     if tab:
         parts.append(tab)
     notes = [f"- {md.escape(n)}" for n in parsed.notes[:MAX_NOTES]]

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import zipfile
 from typing import Any
+
+import pytest
 
 from bot.github import result_files as rf
 from bot.report import markdown as md
@@ -38,7 +41,7 @@ def test_a_single_node_result_is_one_row() -> None:
     out = _parse({"agg_x.json": json.dumps(_agg(16)).encode()})
     assert out.notes == []
     assert out.rows == [rf.Row("dsr1 b200 sglang fp8 mtp", "8192", "1024", "tp8 ep8", "16", 116.0, 500.0, 10.0, 100.0)]
-    text = rf.table(out, md.escape)
+    text = rf.table(out)
     assert text.splitlines()[2] == ("| dsr1 b200 sglang fp8 mtp | 8192/1024 | tp8 ep8 | 16 | 116.0 | 500.0 | 10.00 "
                                     "| 100.0 |")
 
@@ -48,7 +51,7 @@ def test_multinode_and_missing_latencies() -> None:
                                                 median_tpot="x", median_intvty=None)).encode()})
     (r,) = out.rows
     assert r.parallel == "P tp4 / D tp8" and r.ttft_ms is None and r.tpot_ms is None
-    assert "| – | – | – |" in rf.table(out, md.escape)
+    assert "| – | – | – |" in rf.table(out)
 
 
 def test_wanted_prefers_the_aggregate_and_skips_other_artifacts() -> None:
@@ -58,7 +61,7 @@ def test_wanted_prefers_the_aggregate_and_skips_other_artifacts() -> None:
 
 def test_rows_are_capped() -> None:
     out = _parse({"agg_bmk.json": json.dumps([_agg(c) for c in range(rf.MAX_ROWS + 7)]).encode()})
-    text = rf.table(out, md.escape)
+    text = rf.table(out)
     assert text.count("\n| dsr1") == rf.MAX_ROWS and "and 7 more results" in text
 
 
@@ -95,3 +98,46 @@ def test_a_lying_size_header_is_still_bounded() -> None:
 def test_non_json_members_are_ignored() -> None:
     out = _parse({"server.log": b"\x00\x01", "agg.json": json.dumps(_agg(2)).encode()})
     assert len(out.rows) == 1 and out.notes == []
+
+
+NON_FINITE = ["nan", "NaN", "Infinity", "-Infinity", "inf", "-inf", " nan ", "1e400"]
+
+
+@pytest.mark.parametrize("text", NON_FINITE)
+def test_a_non_finite_throughput_is_not_a_row(text: str) -> None:
+    out = _parse({"agg.json": json.dumps(_agg(4, tput_per_gpu=text)).encode()})
+    assert out.rows == [] and "without a numeric tput_per_gpu" in out.notes[0]
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e400", "9" * 400],
+                         ids=["NaN", "Infinity", "-Infinity", "1e400", "400-digits"])
+def test_non_finite_json_numbers_are_not_numbers(literal: str) -> None:
+    """Python's json reads NaN, Infinity and 1e400 as floats and 400 digits as an int no float holds."""
+    latencies = ('{"hw": "b200", "conc": 4, "tput_per_gpu": 1.5, "median_ttft": %s, "median_tpot": %s, '
+                 '"median_intvty": %s}' % (literal, literal, literal))
+    out = _parse({"agg.json": latencies.encode(), "tput.json": b'{"tput_per_gpu": %s}' % literal.encode()})
+    (r,) = out.rows
+    assert (r.tput_per_gpu, r.ttft_ms, r.tpot_ms, r.intvty) == (1.5, None, None, None)
+    assert out.notes == ["bmk_x: tput.json: 1 result(s) without a numeric tput_per_gpu; left out"]
+
+
+@pytest.mark.parametrize("field", ["median_ttft", "median_tpot", "median_intvty"])
+@pytest.mark.parametrize("text", NON_FINITE)
+def test_non_finite_latencies_are_blank_cells(field: str, text: str) -> None:
+    out = _parse({"agg.json": json.dumps(_agg(4, **{field: text})).encode()})
+    (r,) = out.rows
+    assert all(v is None or math.isfinite(v) for v in (r.tput_per_gpu, r.ttft_ms, r.tpot_ms, r.intvty))
+    assert [r.ttft_ms, r.tpot_ms, r.intvty].count(None) == 1
+    table = rf.table(out).lower()
+    assert "nan" not in table and "inf" not in table
+
+
+def test_a_latency_that_overflows_in_milliseconds_is_blank() -> None:
+    (r,) = _parse({"agg.json": json.dumps(_agg(4, median_ttft=1e306, median_tpot=1e306)).encode()}).rows
+    assert r.ttft_ms is None and r.tpot_ms is None
+
+
+def test_a_non_finite_concurrency_sorts_as_unknown() -> None:
+    out = _parse({"agg.json": json.dumps([_agg(8), {**_agg(4), "conc": "nan"}, _agg(2)]).encode()})
+    lines = rf.table(out).splitlines()[2:]
+    assert [line.split(" | ")[3] for line in lines] == ["nan", "2", "8"]

@@ -247,10 +247,12 @@ def test_the_summary_is_unchanged_when_every_entry_is_analysed() -> None:
 
 
 @pytest.mark.parametrize(("entry", "shown"), [
-    ("dsr1-fp8-gb200-dynamo-sglang",
-     "(handed to srtctl: recipes/sglang/dsr1/gb200-fp8/8k1k/disagg-1p1d.yaml:zip_override_lowlat[0])"),
-    ("kimik2.5-fp4-gb200-dynamo-trt",
-     "(handed to srtctl: recipes/trtllm/kimi-k25-nvfp4/gb200-fp4/1k1k/ctx1_gen4_tep8.yaml)"),
+    pytest.param("dsr1-fp8-gb200-dynamo-sglang",
+                 "(handed to srtctl: recipes/sglang/dsr1/gb200-fp8/8k1k/disagg-1p1d.yaml:zip_override_lowlat[0])",
+                 id="dsr1-fp8-gb200-dynamo-sglang"),
+    pytest.param("kimik2.5-fp4-gb200-dynamo-trt",
+                 "(handed to srtctl: recipes/trtllm/kimi-k25-nvfp4/gb200-fp4/1k1k/ctx1_gen4_tep8.yaml)",
+                 id="kimik2.5-fp4-gb200-dynamo-trt"),
 ])
 def test_the_dispatch_table_shows_the_hand_off(entry: str, shown: str) -> None:
     table = [r for r in rows(facts_of(RECIPES)) if r["entry"] == entry]

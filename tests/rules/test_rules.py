@@ -99,8 +99,9 @@ def test_garbage_configs_never_crash(tmp_path: Path, garbage: bytes) -> None:
     ("configs/runners.yaml", b"labels: [not, a, mapping]\n"),
     ("configs/runners.yaml", b"labels:\n  mi300x: null\n  mi325x: 7\n"),
     ("configs/amd-master.yaml", b"x:\n  runner: [a, b]\n  scenarios: {fixed-seq-len: 3}\n"),
-    ("configs/amd-master.yaml", b"x:\n  runner: mi300x\n  model-prefix: k\n  scenarios:\n    fixed-seq-len:\n"
-                                b"    - {isl: 1024, osl: 1024, search-space: [7, {tp: null}]}\n"),
+    pytest.param("configs/amd-master.yaml", b"x:\n  runner: mi300x\n  model-prefix: k\n  scenarios:\n"
+                 b"    fixed-seq-len:\n    - {isl: 1024, osl: 1024, search-space: [7, {tp: null}]}\n",
+                 id="master-bad-search-space"),
     ("configs/amd-master.yaml", b"&a [*a]\n"),
     ("benchmarks/single_node/fixed_seq_len/kimik2.5_int4_mi355x.sh", b"if then fi ) ( $(("),
 ])
