@@ -22,9 +22,9 @@ argument: a GPU SKU or runner label, lowercased,
 ``(cluster:)?[a-z0-9][a-z0-9._-]{0,63}``) or an entry name (``[A-Za-z0-9][A-Za-z0-9._-]{0,127}``,
 at most 32, duplicates dropped) or the head commit the command is for (``@`` and 7 to 40 hex
 digits, at most one; what binds is :mod:`bot.github.bind`'s business: the full SHA, or 12 digits
-or more with the server-time proof; a shorter one is answered with the full command). Anything else (a shell metacharacter, a quote, a non-ASCII
-lookalike, a control character, an unknown flag, entries with ``--all``, a missing target,
-arguments to ``/lint`` or ``/help``) makes the whole command :class:`Invalid`, never a partial
+or more with the server-time proof; a shorter one is answered with the full command). Anything
+else (a shell metacharacter, a quote, a non-ASCII lookalike, a control character, an unknown flag,
+entries with ``--all``, a missing target, arguments to ``/lint`` or ``/help``) makes the whole command :class:`Invalid`, never a partial
 one. ``status`` and ``cancel`` (any case) as the first argument are subcommands (:class:`Runs`):
 they take no other argument (``/bench cancel now`` is Invalid), so they are reserved words and
 never a target; ``/bench mi325x cancel`` is an entry named ``cancel``. A slash word close to a

@@ -102,8 +102,8 @@ def issue_comment(payload: dict[str, Any], workspace: str, make_port: PortFactor
             out.logs.append(f"benchbot: {login} ({role}) wrote an invalid command; no reply: {cmd.reason}")
             return out
         refused = _refused_marker(login)
-        if not allowed and any(own(c.author, me) and markers.has(c.body, refused) and now() - c.created_at < REFUSAL_SECONDS
-                               for c in previous):
+        if not allowed and any(own(c.author, me) and markers.has(c.body, refused)
+                               and now() - c.created_at < REFUSAL_SECONDS for c in previous):
             out.logs.append(f"benchbot: {login} ({role}) was told within the hour that commands need write access")
             return out
         port.react(comment_id, "eyes")

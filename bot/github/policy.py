@@ -87,7 +87,8 @@ def notice(base: Config, head: Config | None, head_error: str | None, findings: 
         lines += [f"This review uses the configuration of the base (`{md.escape(base.source or 'defaults')}`); "
                   "the pull request's own takes effect once it is merged.", "",
                   "| setting | base | this pull request |", "|---|---|---|"]
-        lines += [f"| {md.cell(md.code(name))} | {md.cell(md.code(a))} | {md.cell(md.code(b))} |" for name, a, b in diff]
+        lines += [f"| {md.cell(md.code(name))} | {md.cell(md.code(a))} | {md.cell(md.code(b))} |"
+                  for name, a, b in diff]
         gone = hidden(findings, head)
         if gone:
             shown = ", ".join(f"{md.code(f'{f.path}:{f.line}')} {f.rule}" for f in gone[:10])

@@ -91,4 +91,5 @@ def test_help_ends_with_a_reaction_and_uses_the_repositorys_labels(entry_pr: PR)
     text = _answer(entry_pr, cid)
     assert code == 0 and _reactions(entry_pr, cid) == ["eyes", "rocket"]
     assert "`/bench cancel`" in text and "--yes" in text
-    assert "Example: `/bench mi300x --force @5ca31cc0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6`" in text  # the seed's first runner label
+    # the seed's first runner label
+    assert "Example: `/bench mi300x --force @5ca31cc0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6`" in text

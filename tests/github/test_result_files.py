@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from bot.github import result_files as rf
-from bot.report import markdown as md
 
 
 def _zip(files: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED) -> bytes:

@@ -75,7 +75,7 @@ def test_plan_is_idempotent_and_resolves_fixed_findings() -> None:
     f = _finding("s_mtp.sh", 1)
     first = review.plan(review.split([f], []), ch, [], [], _ctx())
     assert [(d.path, d.line) for d in first.review] == [("s_mtp.sh", 1)]
-    assert first.summary_id is None and first.summary.rstrip().endswith("`/bench <gpu> @hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh`")
+    assert first.summary_id is None and first.summary.rstrip().endswith(f"`/bench <gpu> @{'h' * 40}`")
     posted = ReviewComment(11, BOT, first.review[0].body, "s_mtp.sh", 1)
     summary = Comment(5, BOT, first.summary)
     again = review.plan(review.split([f], []), ch, [summary], [posted], _ctx())
