@@ -24,13 +24,13 @@ at most 32, duplicates dropped) or the head commit the command is for (``@`` and
 digits, at most one; what binds is :mod:`bot.github.bind`'s business: the full SHA, or 12 digits
 or more with the server-time proof; a shorter one is answered with the full command). Anything
 else (a shell metacharacter, a quote, a non-ASCII lookalike, a control character, an unknown flag,
-entries with ``--all``, a missing target, arguments to ``/lint`` or ``/help``) makes the whole command :class:`Invalid`, never a partial
-one. ``status`` and ``cancel`` (any case) as the first argument are subcommands (:class:`Runs`):
-they take no other argument (``/bench cancel now`` is Invalid), so they are reserved words and
-never a target; ``/bench mi325x cancel`` is an entry named ``cancel``. A slash word close to a
-trigger (``/bnech``, ``/Bench:``) is Invalid with a did-you-mean; other slash lines (``/cc @x``,
-``/usr/bin``) are not ours and are ignored. At most 10 commands (Invalid ones included) are read
-from one comment.
+entries with ``--all``, a missing target, arguments to ``/lint`` or ``/help``) makes the whole
+command :class:`Invalid`, never a partial one. ``status`` and ``cancel`` (any case) as the first
+argument are subcommands (:class:`Runs`): they take no other argument (``/bench cancel now`` is
+Invalid), so they are reserved words and never a target; ``/bench mi325x cancel`` is an entry
+named ``cancel``. A slash word close to a trigger (``/bnech``, ``/Bench:``) is Invalid with a
+did-you-mean; other slash lines (``/cc @x``, ``/usr/bin``) are not ours and are ignored. At most
+10 commands (Invalid ones included) are read from one comment.
 """
 
 from __future__ import annotations
