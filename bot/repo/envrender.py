@@ -76,6 +76,17 @@ def _derived(name: str, entry: Entry, point: Point, node: str, label: str) -> Va
     if name == "conc-list":
         cl = point.fields.get("conc-list")
         return lit(" ".join(str(c) for c in cl)) if isinstance(cl, list) else None
+    if name == "cpu-dram-gb":
+        # agentic points only: 0 without DRAM KV offloading, else a budget from the runner's
+        # hardware (agentic_dram_offload_gb): set, its value not known here
+        if not agentic:
+            return None
+        if point.fields.get("kv-offloading", "none") == "dram":
+            return unknown("the DRAM offload budget (GB) of the runner")
+        return lit("0")
+    if name == "duration":
+        # agentic points only: DEFAULT_AGENTIC_DURATION_SECONDS (utils/matrix_logic/validation.py)
+        return lit("3600") if agentic else None
     if name == "node":
         return lit(node)
     if name == "label":

@@ -90,6 +90,8 @@ MATRIX_FIELDS: dict[str, str] = {
     "run-eval": "?",
     "eval-only": "?",
     "kv-offload-backend": "{kv-offload-backend.name|}",
+    "total-cpu-dram-gb": "{@cpu-dram-gb}",
+    "duration": "{@duration}",
     "prefill.num-worker": "{prefill.num-worker|1}",
     "decode.num-worker": "{decode.num-worker|1}",
     "prefill.ep": "{prefill.ep|1}",

@@ -21,14 +21,16 @@ from bot.repo.facts import Facts
 from bot.repo.points import representatives
 from bot.serve import detect, normalize, normalize_client
 from bot.serve.model import MARK, Command, File, Tok, engine_env, engine_env_var
-from bot.shell.evaluate import Handed, Loc, Result, Served
+from bot.shell.evaluate import Handed, Loc, Result, Served, Sink
 from bot.shell.values import Val, known, lit, render
 
 # The run serve models is the benchmark (throughput) run, not an eval-only one: in
 # InferenceX ``EVAL_ONLY=true`` starts the server with an eval context length instead.
 SERVE_ENV = {"EVAL_ONLY": "false"}
-# Helper functions (benchmark_lib.sh) that run the benchmark client: fixed-length and agentic.
-CLIENT_FUNCTIONS = frozenset({"run_benchmark_serving", "run_agentic_replay_and_write_outputs"})
+# Helper functions (benchmark_lib.sh) that run the benchmark client: fixed-length (its arguments
+# are the client's) and agentic (it runs the command ``build_replay_cmd`` left in REPLAY_CMD,
+# ``$AIPERF_CLI profile ...``: the client is that command, as the variable holds it at the call).
+CLIENT_FUNCTIONS: Mapping[str, str] = {"run_benchmark_serving": "", "run_agentic_replay_and_write_outputs": "REPLAY_CMD"}
 
 
 @dataclass(frozen=True)
@@ -69,14 +71,15 @@ SCRIPT_PATHS = 4
 _LAUNCH_WORDS = frozenset({"vllm", "sglang", "trtllm-serve", "run_benchmark_serving"})
 
 
-def sinks(client_functions: frozenset[str] = CLIENT_FUNCTIONS) -> Callable[[list[Val]], tuple[str, int] | None]:
+def sinks(client_functions: Mapping[str, str] = CLIENT_FUNCTIONS) -> Callable[[list[Val]], Sink | None]:
     """The evaluator's sink test: a server (``bot.serve.detect``) or a client call."""
 
-    def sink(argv: list[Val]) -> tuple[str, int] | None:
+    def sink(argv: list[Val]) -> Sink | None:
         if not argv:
             return None
-        if known(argv[0]) in client_functions:
-            return ("client", 1)
+        first = known(argv[0])
+        if first is not None and first in client_functions:
+            return ("client", 1, client_functions[first]) if client_functions[first] else ("client", 1)
         for i, v in enumerate(argv):  # a cheap look for a launch word before the full ``detect``
             k = known(v)
             if k is None:
@@ -188,11 +191,12 @@ def _launches(facts: Facts, entry: Entry, point: Point, conc: str | None, launch
         else:
             script_env = {n: env[n] for n in h.inherited if n in env}
         script_env.update(h.env)
-        yield _script_launch(facts, entry, point, conc, launcher, script, h, script_env)
+        yield _script_launch(facts, entry, point, conc, launcher, script, h, script_env, env)
 
 
 def _script_launch(facts: Facts, entry: Entry, point: Point, conc: str | None, launcher: str, script: str,
-                   h: Handed, env: dict[str, Val]) -> Launch:
+                   h: Handed, env: dict[str, Val], inputs: Mapping[str, Val]) -> Launch:
+    """``env``: what reaches the script; ``inputs``: the workflow's env the launcher started with."""
     result: Result = facts.evaluate(script, env, max_paths=SCRIPT_PATHS)
     reasons: list[str] = []
     if not h.complete:
@@ -204,10 +208,10 @@ def _script_launch(facts: Facts, entry: Entry, point: Point, conc: str | None, l
     distinct = list({(s.kind, s.argv, s.env, s.files, s.dropped): s for s in served}.values())
     memo = facts.memo.setdefault("serve.commands", {})
     servers = list({(c.engine, c.argv, tuple(c.env.items())): c
-                    for c in (_command(s, env, memo) for s in distinct if s.kind != "client")}.values())
-    clients = [_command(s, env, memo) for s in distinct if s.kind == "client"][:1]
+                    for c in (_command(s, env, memo, inputs) for s in distinct if s.kind != "client")}.values())
+    clients = [_command(s, env, memo, inputs) for s in distinct if s.kind == "client"][:1]
     if not servers and not reasons:
-        reasons.append("the script starts no server we recognise")
+        reasons.append(_ended(result) or "the script starts no server we recognise")
     unexported: dict[str, tuple[str, str]] = {}
     for s in served:
         if s.kind == "client":
@@ -220,9 +224,28 @@ def _script_launch(facts: Facts, entry: Entry, point: Point, conc: str | None, l
                   unexported, tuple(reasons))
 
 
-def _command(s: Served, script_env: Mapping[str, Val], memo: dict[object, Command]) -> Command:
+def _ended(result: Result) -> str | None:
+    """Why no server: every path of the script exits before one starts (where, and for an env
+    check such as ``check_env_vars``, which variables it found unset or empty); None otherwise."""
+    exits = [p.exit_at for p in result.paths]
+    if not exits or any(e is None for e in exits):
+        return None
+    first = exits[0]
+    assert first is not None
+    where = f"{first.loc.path}:{first.loc.line}"
+    missing = list(dict.fromkeys(r.name for r in result.reads() if r.kind == "check" and r.loc == first.loc))
+    if missing:
+        return f"the script exits at {where} before it starts a server: {', '.join(missing)} unset or empty there"
+    code = f" (exit {first.code})" if first.code is not None else ""
+    return f"the script exits at {where}{code} before it starts a server"
+
+
+def _command(s: Served, script_env: Mapping[str, Val], memo: dict[object, Command],
+             inputs: Mapping[str, Val]) -> Command:
     """A recorded command, normalized (once per distinct command: ``memo``); ``script_env``:
-    the env the script was evaluated under (the values of what the command inherits)."""
+    the env the script was evaluated under (the values of what the command inherits). Its env
+    is every variable that reaches it but the workflow's inputs (``inputs``: ``MODEL``, ``TP``...,
+    as they came), which only an engine-named one (``VLLM_...``) stays among."""
     toks = tuple(Tok(render(v, MARK), _src(loc)) for v, loc in zip(s.argv[s.start:], s.lines[s.start:]))
     if s.kind == "client":
         key: object = ("client", toks)
@@ -231,7 +254,7 @@ def _command(s: Served, script_env: Mapping[str, Val], memo: dict[object, Comman
         return memo[key]
     passed = {n: v for n, v in script_env.items() if n not in s.dropped}
     passed.update(s.env)
-    env = {n: render(v, MARK) for n, v in sorted(passed.items()) if engine_env(n)}
+    env = {n: render(v, MARK) for n, v in sorted(passed.items()) if engine_env(n) or inputs.get(n) != v}
     key = (s.kind, toks, tuple(env.items()), s.files)
     if key not in memo:
         files: dict[str, File] = {}

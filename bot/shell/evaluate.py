@@ -26,6 +26,7 @@ from bot.shell.options import (  # noqa: F401 - the public names, importable fro
     Options,
     PathResult,
     Result,
+    Sink,
 )
 from bot.shell.reads import Handoffs
 from bot.shell.serving import Serving
@@ -44,6 +45,6 @@ class Evaluator(Control, Execute, Handoffs, Serving, Assigns, Expand):
     """
 
 
-__all__ = ["DEFAULT_WRAPPERS", "PREFIX_COMMANDS", "SHELLS",
+__all__ = ["DEFAULT_WRAPPERS", "PREFIX_COMMANDS", "SHELLS", "Sink",
            "Dispatch", "Event", "Evaluator", "Exited", "FileSystem", "Handed", "Loc", "Options", "PathResult", "Ran",
            "Read", "Result", "Served", "Sourced", "State", "Unk", "Val", "Var", "Wrote"]

@@ -30,6 +30,12 @@ _STRING_CACHE: dict[tuple[str, str], ir.Script] = {}
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
+# What a sink test says of a command: (kind, index of its first argument), or, for a function
+# that runs a command it finds in a variable, (kind, 1, that variable's name): the command
+# recorded is then the variable's value, split into words as ``$VAR`` would be.
+Sink = tuple[str, int] | tuple[str, int, str]
+
+
 @dataclass(frozen=True)
 class PathResult:
     events: tuple[Event, ...]
@@ -139,9 +145,9 @@ class Options:
     # Steps, deadline and bytes per value of one evaluation (``bot.shell.budget``).
     limits: Limits = field(default_factory=Limits)
     # Commands to record as ``Served`` events (``bot.shell.serving``): called with the words of
-    # every external command and function call, returns (kind, index of the first argument)
-    # or None. Also turns on arrays by element, ``Wrote`` and ``Handed`` events.
-    sinks: Callable[[list[Val]], tuple[str, int] | None] | None = None
+    # every external command and function call, returns a ``Sink`` or None. Also turns on arrays
+    # by element, ``Wrote`` and ``Handed`` events.
+    sinks: Callable[[list[Val]], Sink | None] | None = None
     # Sink kinds that end their path once recorded (``client``: what a script does after its
     # benchmark client, evaluations and cleanup, starts nothing the serve model needs).
     stop_after: frozenset[str] = frozenset()

@@ -120,6 +120,12 @@ class WordConverter:
                 continue
             if c.start_byte > start:
                 out.append(ir.Lit(_unescape_dq(self.src[start : c.start_byte].decode("utf-8", "replace")), True))
+            # tree-sitter-bash puts blanks right after the opening quote into the ``$`` token
+            # of an expansion that follows them (``" $F"``): they are text
+            head = self.src[c.start_byte:c.end_byte]
+            blanks = len(head) - len(head.lstrip(b" \t"))
+            if blanks and head[blanks:blanks + 1] == b"$":
+                out.append(ir.Lit(head[:blanks].decode(), True))
             self._parts(c, out, quoted=True)
             start = c.end_byte
         if end > start:

@@ -39,6 +39,9 @@ class _Info:
     reads: Counter[str] | None = None  # every name read (liveness)
     guard: set[str] | None = None  # names read without a default
     assigns: set[str] | None = None
+    # a ``break``/``continue`` no loop inside the statement catches: skipping the statement
+    # would drop the jump, so it is skipped only with its loop
+    jumps: bool = False
 
     def read(self, name: str) -> None:
         if self.reads is None:
@@ -52,6 +55,7 @@ class _Info:
 
     def merge(self, other: _Info, assigns: bool = True) -> None:
         self.quiet = self.quiet and other.quiet
+        self.jumps = self.jumps or other.jumps
         if other.reads:
             if self.reads is None:
                 self.reads = Counter()
@@ -129,7 +133,8 @@ class _Analysis:
             nxt = stmts[i + 1] if i + 1 < len(stmts) else None
             last = nxt is None
             seen = (last and observed) or (nxt is not None and self._reads_status(nxt))
-            if self.infos[id(s)][1].quiet and not seen and self._may_assign(self.infos[id(s)][1]):
+            info = self.infos[id(s)][1]
+            if info.quiet and not info.jumps and not seen and self._may_assign(info):
                 self._observed[id(s)] = last and observed
                 yield s
             else:
@@ -231,10 +236,14 @@ class _Analysis:
             self._body(s.body, True, loop)
             if loop.guard:
                 loop.guard.discard(s.var)  # the body runs with the loop variable set
+            loop.jumps = False  # the loop catches its body's break and continue
             info.merge(loop)
         elif isinstance(s, ir.While):
-            self._body(s.cond, True, info)
-            self._body(s.body, True, info)
+            loop = _Info()
+            self._body(s.cond, True, loop)
+            self._body(s.body, True, loop)
+            loop.jumps = False
+            info.merge(loop)
         elif isinstance(s, ir.Group):
             inner = _Info()
             self._body(s.body, in_loop and not s.subshell, inner)
@@ -275,6 +284,7 @@ class _Analysis:
             info.quiet = False  # a width may run out the value budget: that is reported
         if name in ("break", "continue"):
             info.quiet = info.quiet and in_loop
+            info.jumps = True
         elif name in self.loud or name in ("python", "python3"):
             info.quiet = False
         elif not (name in _QUIET_NAMES or (name in INERT_COMMANDS and _inert(cmd))):

@@ -26,7 +26,7 @@ from bot.shell.core import Core
 from bot.shell.options import _NAME_RE
 from bot.shell.state import Handed, Loc, Served, State, Var, Wrote
 from bot.shell.values import TooLong, Val, concat, known, leading, lit, unknown
-from bot.shell.wordops import _split_fields
+from bot.shell.wordops import _split_fields, fields
 
 MAX_ITEMS = 4096  # elements an array may have (beyond: unknown, and a budget note)
 MAX_SEGMENTS = 256  # pieces of a value whose lines are kept
@@ -121,10 +121,14 @@ class Serving(Core):
         hit = self.opt.sinks(argv)
         if hit is None or (function and hit[0] != "client"):
             return None
-        kind, start = hit
+        kind, start = hit[0], hit[1]
         self._significant()
         if len(lines) != len(argv):
             lines = [cmd.pos.line] * len(argv)
+        if len(hit) == 3:  # the command is what a variable holds: ``$REPLAY_CMD`` at this call
+            var = st.vars.get(hit[2])
+            held = fields(var.value) if var is not None else []
+            argv, lines, start = [argv[0], *held], [lines[0], *([cmd.pos.line] * len(held))], 1
         env, dropped, plain_vars = self._changes(st)
         for a in cmd.assigns:
             env[a.name] = self.expand(a.value, st) if a.value is not None else lit("")
@@ -269,7 +273,7 @@ class Serving(Core):
         """What differs from the env the evaluation started with, from the persistent map's
         diff (only the buckets that changed): the exported variables set since (their inputs
         become relevant), the input variables that no longer reach a child unchanged, and the
-        upper-case variables set without ``export``."""
+        upper-case plain variables set without ``export``."""
         env: dict[str, Val] = {}
         dropped: list[str] = []
         plain: list[tuple[str, Var]] = []
@@ -284,7 +288,7 @@ class Serving(Core):
             if now.exported:
                 env[name] = now.value
                 self.relevant.update(now.deps)
-            elif name.isupper():
+            elif name.isupper() and now.items is None:  # an array cannot be exported at all
                 plain.append((name, now))
         return env, tuple(sorted(dropped)), plain
 

@@ -7,7 +7,7 @@ import posixpath
 import re
 
 from bot.shell import ir
-from bot.shell.values import Val, concat, known, leading, lit
+from bot.shell.values import Part, Unk, Val, concat, known, leading, lit
 
 # Utilities that never run a script of the repo (wrappers such as srun, docker, env,
 # timeout are *not* here: they can).
@@ -120,6 +120,28 @@ def _redirects_stdout(redirects: tuple[ir.Redirect, ...]) -> bool:
         if r.op == ">&" and r.fd in (None, 1):
             return True
     return False
+
+
+def fields(v: Val) -> list[Val]:
+    """``v`` split at the blanks of its known text, as an unquoted ``$X`` splits; an unknown
+    part stays inside the field it touches (what it holds is not known, its blanks neither)."""
+    out: list[Val] = []
+    cur: list[Part] = []
+    for p in v:
+        if isinstance(p, Unk):
+            cur.append(p)
+            continue
+        pieces = re.split(r"[ \t\n]+", p)
+        for i, piece in enumerate(pieces):
+            if i:
+                if cur:
+                    out.append(concat(tuple(cur)))
+                cur = []
+            if piece:
+                cur.append(piece)
+    if cur:
+        out.append(concat(tuple(cur)))
+    return out
 
 
 def _split_fields(argv: list[Val], words: tuple[ir.Word, ...]) -> tuple[list[Val], list[int]]:

@@ -436,3 +436,64 @@ def test_facts_path_runs_name_the_differing_variables(tmp_path: Path) -> None:
     assert ("e2e-tests.yml", "dsr1-fp8-mi300x-sglang") not in runs  # same env where it matters
     clean = repo_facts.gather(WorkTree(str(FIXTURES / "workflow-env-clean")), Profile())
     assert all(r.differs != ("SCENARIO_SUBDIR",) for r in clean.path_runs)
+
+
+AGENTIC_WF = """name: sweep
+on: workflow_dispatch
+jobs:
+  setup:
+    runs-on: ubuntu-latest
+    outputs:
+      configs: ${{ steps.gen.outputs.configs }}
+    steps:
+      - id: gen
+        run: echo "configs=$(python3 utils/matrix_logic/generate_sweep_configs.py full-sweep)" >> "$GITHUB_OUTPUT"
+  bench:
+    needs: setup
+    strategy:
+      matrix:
+        config: ${{ fromJson(needs.setup.outputs.configs) }}
+    runs-on: ${{ matrix.config.runner }}
+    env:
+      TOTAL_CPU_DRAM_GB: ${{ matrix.config.total-cpu-dram-gb }}
+      DURATION: ${{ matrix.config.duration }}
+    steps:
+      - run: bash ./runners/launch_${RUNNER_NAME%%_*}.sh
+"""
+AGENTIC_CONFIG = """qwen-fp8-mi325x-sglang:
+  image: img
+  model: Qwen/Qwen3.5
+  model-prefix: qwen3.5
+  runner: mi325x
+  precision: fp8
+  framework: sglang
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - { isl: 1024, osl: 1024, search-space: [{ tp: 8, conc-start: 4, conc-end: 4 }] }
+    agentic-coding:
+    - search-space:
+      - { tp: 2, kv-offloading: none, conc-list: [1] }
+      - { tp: 2, kv-offloading: dram, conc-list: [1] }
+"""
+
+
+def test_the_generator_sets_the_agentic_dram_budget_and_duration(tmp_path: Path) -> None:
+    """InferenceX's generator puts ``total-cpu-dram-gb`` (0 without DRAM KV offloading, else a
+    budget from the runner's hardware) and ``duration`` (3600) in every agentic entry; read as
+    the entry's own (absent) fields they were empty, and ``check_env_vars TOTAL_CPU_DRAM_GB
+    DURATION`` ended every agentic script before its server."""
+    tree = _write(tmp_path, {".github/workflows/sweep.yml": AGENTIC_WF, "configs/amd-master.yaml": AGENTIC_CONFIG})
+    wf = _gather_tree(tree)
+    profile = Profile()
+    call = wfenv.sweep(wf, profile, multinode=False).main
+    assert call is not None
+    (entry,) = load_config(tree, "configs/amd-master.yaml").entries
+    fixed, plain, dram = entry.points
+
+    def env(point: object) -> dict[str, tuple[object, ...]]:
+        return wfenv.render_env(call.call, profile, entry, point, "mi325x-amds_0", "mi325x", wf)  # type: ignore
+
+    assert env(plain)["TOTAL_CPU_DRAM_GB"] == ("0",) and env(plain)["DURATION"] == ("3600",)
+    assert known_none(env(dram)["TOTAL_CPU_DRAM_GB"]) and env(dram)["TOTAL_CPU_DRAM_GB"] != ()
+    assert env(fixed)["TOTAL_CPU_DRAM_GB"] == () and env(fixed)["DURATION"] == ()  # not an agentic entry

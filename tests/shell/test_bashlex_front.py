@@ -326,6 +326,10 @@ FIXED_IN_PARSE_PY: list[tuple[str, str, str]] = [
      "a backtick substitution in \"${X:-...}\" is left as literal text"),
     ("backtick-in-default", "echo ${X:-`ls`}", "a backtick substitution in ${X:-...} is left as literal text"),
     ("backtick-between-text", "echo \"${X:-a`b`c}\"", "text around a backtick substitution"),
+    ("blank-before-expansion", "A+=\" $F\"", "the blank after the quote goes into the `$` token, and was lost"),
+    ("blanks-before-braces", "echo \"  ${F}\"", "the same before ${F}"),
+    ("blank-before-substitution", "X=\" $(date)\"", "the same before $(...)"),
+    ("tab-before-expansion", "echo \"\t$F x\"", "a tab, then text after the expansion"),
 ]
 
 

@@ -212,3 +212,10 @@ def test_glob_patterns(subject: str, pattern: str, want: bool) -> None:
     from bot.shell.values import match
 
     assert match((subject,), ((pattern, True),)) is want
+
+
+def test_a_blank_before_an_expansion_in_quotes_is_kept() -> None:
+    """``A+=" $F"``: tree-sitter puts the blank into the ``$`` token; it was lost, so
+    ``build_replay_cmd``-style strings ran flags together (``...artifacts--public-dataset``)."""
+    src = 'A="x"\nA+=" --o $D/z"\nA+=" $F"\nA+="  ${F}"\nbash "b/$A.sh"\n'
+    assert targets(run(src, {"F": "--p y", "D": "r"})) == ["b/x --o r/z --p y  --p y.sh"]

@@ -218,3 +218,17 @@ def test_a_capture_runs_what_it_captures(counted: Counted) -> None:
     r = _same(src)
     assert counted.skipped == 0
     assert [describe(d.target) for d in r.dispatches()] == ["benchmarks/ab.sh"]
+
+
+@pytest.mark.parametrize("src", [
+    pytest.param("for a in 1 2 3; do hf download m && break\n if [ \"$a\" = 3 ]; then exit 1; fi; done\n"
+                 "bash benchmarks/a.sh\n", id="and-break"),
+    pytest.param("for a in 1 2; do if hf download m; then break; fi\n exit 1; done\nbash benchmarks/a.sh\n",
+                 id="if-break"),
+    pytest.param("while true; do hf download m && break; sleep 1; done\nbash benchmarks/a.sh\n", id="while"),
+])
+def test_a_break_is_never_skipped_without_its_loop(src: str) -> None:
+    """``hf download X && break`` is quiet but for its ``break``: skipping it alone left every
+    path of a retry loop at the ``exit`` after it."""
+    r = _same(src)
+    assert any(not p.exited and p.events for p in r.paths)
