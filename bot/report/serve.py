@@ -105,7 +105,7 @@ def status(launch: Launch) -> tuple[str, list[str]]:
         return ("partial", gaps) if gaps else ("resolved", [])
     if launch.server is None:
         return "none", list(launch.reasons) or ["no server command found"]
-    gaps = _gaps(launch.server, spec)
+    gaps = _gaps(launch.server, spec) + ([launch.assumed] if launch.assumed else [])
     return ("partial", gaps) if gaps else ("resolved", [])
 
 

@@ -1,12 +1,23 @@
-"""unknown-runner-label: an entry's runner label is not in runners.yaml.
+"""unknown-runner-label: an entry's runner label is not in runners.yaml, or lacks the hardware the sweep needs.
 
 What it does:
-    Checks every entry's ``runner:`` against the labels of ``configs/runners.yaml``
-    (both the flat and the ``labels:`` format) and suggests the closest label.
+    Checks every entry's ``runner:`` against runners.yaml. The sweep generator puts the label
+    straight into the job's ``runs-on``, so an entry whose label runners.yaml does not list
+    still runs, on whatever runner carries it; what runners.yaml is for, and what a missing
+    label breaks, is reported:
+
+    - the label lists no nodes (warning): benchbot cannot tell which launcher runs the
+      entries (they are not checked past their config; ``coverage`` says so), and sweeps
+      filtered by node (``--runner-node-filter``) skip them. The launchers named for the
+      label's likely nodes are offered, and the closest declared label.
+    - an agentic point with ``kv-offloading: dram`` on a label with no ``hardware:`` metadata
+      (``available-cpu-dram-mib``, ``gpus-per-node``; error): the generator sizes the DRAM
+      offload budget from it and raises, so generating the sweep fails, for every entry.
 
 Why is this bad?
-    The sweep cannot schedule the job: no self-hosted runner carries the label, so the
-    entry never runs (or the workflow waits for a runner forever).
+    A label the file does not describe hides where its jobs run, so nothing checks the
+    launcher they reach, and a node-filtered run leaves them out without a word; a DRAM
+    agentic point without hardware metadata breaks the whole sweep.
 
 Example:
     ```yaml
@@ -17,15 +28,15 @@ Example:
         - mi300x-amds_1
     ```
 
-    All entries with the same unknown label are one finding (one cause: the label), with
-    the entries it strands and, as consequences, the launchers that would have run them
-    and that no node runs now (unreachable-launcher).
+    All entries with the same label are one finding (one cause: the label), with the
+    entries it concerns and the launchers named for its nodes.
 
 Fix:
-    Use an existing label, or add the label and its nodes to runners.yaml. Where one
-    declared label is the clear successor (``h200-dgxc`` -> ``cluster:h200-dgxc``: the
-    same name in another namespace, or the only label that extends it), the fix rewrites
-    the entries' ``runner:`` values (unsafe: it changes where the jobs run).
+    Add the label with its nodes (and, for DRAM agentic points, its ``hardware:``) to
+    runners.yaml, or use a declared label. Where one declared label is the clear successor
+    (``h200-dgxc`` -> ``cluster:h200-dgxc``: the same name in another namespace, or the only
+    label that extends it), the fix rewrites the entries' ``runner:`` values (unsafe: it
+    changes where the jobs run).
 """
 
 from __future__ import annotations
@@ -36,42 +47,28 @@ from bot.config import Config
 from bot.findings import Edit, Finding, Fix, Related, Severity
 from bot.repo.configs import Entry
 from bot.repo.facts import Facts
+from bot.repo.labels import bare, launcher_candidates, missing_hardware, needs_hardware
 from bot.rules import unreachable_launcher
 from bot.rules._edits import replace_scalars
 from bot.rules._variants import closest, entries_text
 
 ID = "unknown-runner-label"
 CODE = "BB104"
-SEVERITY = Severity.ERROR
-SUMMARY = "an entry's runner label is not declared in runners.yaml"
-
-
-def _bare(label: str) -> str:
-    return label.split(":", 1)[-1]
+SEVERITY = Severity.WARNING  # error where the sweep itself fails (hardware metadata)
+SUMMARY = "an entry's runner label is not in runners.yaml, or lacks the hardware the sweep needs"
 
 
 def successor(label: str, declared: list[str]) -> str | None:
     """The one declared label that clearly replaces ``label``: the same name in another
     namespace (``cluster:``), else the only label that extends it (``mi300x`` ->
     ``mi300x-amds``)."""
-    same = [d for d in declared if _bare(d) == _bare(label) and d != label]
+    same = [d for d in declared if bare(d) == bare(label) and d != label]
     if len(same) == 1:
         return same[0]
     if same:
         return None
-    longer = [d for d in declared if _bare(d).startswith(_bare(label) + "-")]
+    longer = [d for d in declared if bare(d).startswith(bare(label) + "-")]
     return longer[0] if len(longer) == 1 else None
-
-
-def stranded_launchers(facts: Facts, label: str) -> list[str]:
-    """Launchers named for the label's nodes that no node runs now."""
-    bare = _bare(label)
-    out = []
-    for path in unreachable_launcher.unreachable(facts):
-        prefix = facts.profile.prefix_of_launcher(path) or ""
-        if prefix == bare or prefix.startswith(bare + "-"):
-            out.append(path)
-    return out
 
 
 def check(facts: Facts, conf: Config) -> Iterator[Finding]:
@@ -82,29 +79,53 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
     groups: dict[str, list[Entry]] = {}
     for entry in facts.entries:
         label = entry.runner
-        if label is not None and label not in runners.labels:
+        if label is not None and (label not in runners.labels or _short_of_hardware(facts, entry)):
             groups.setdefault(label, []).append(entry)
     for label, entries in groups.items():
-        first = entries[0]
-        pos = first.field_pos("runner")
-        names = [e.name for e in entries]
-        near = closest(label, labels)
-        heir = successor(label, labels)
-        hint = f"; did you mean {heir}?" if heir else f"; did you mean {' or '.join(near)}?" if near else ""
-        what = (f"{first.name}: runner label {label!r}" if len(entries) == 1 else
-                f"runner label {label!r} of {len(entries)} entries ({entries_text(names)})")
-        message = f"{what} is not in {runners.path}, so {'it never runs' if len(entries) == 1 else 'they never run'}"
-        message += hint
-        related = [Related(e.path, e.field_pos("runner").line, f"{e.name} (runner: {label})") for e in entries[1:]]
-        launchers = stranded_launchers(facts, label)
-        related += [Related(p, 1, "would run these entries; no node runs it now", unreachable_launcher.ID,
-                            unreachable_launcher.subject(p)) for p in launchers]
-        if launchers:
-            message += f"; consequence: {', '.join(launchers)} is run by no node"
-        related.append(Related(runners.path, 1, "declared labels"))
-        fix = _fix(facts, entries, heir) if heir else None
-        yield Finding(ID, CODE, SEVERITY, first.path, pos.line, pos.col, message, tuple(related), tuple(names),
-                      fix, key=label)
+        yield _finding(facts, label, entries, labels)
+
+
+def _short_of_hardware(facts: Facts, entry: Entry) -> bool:
+    return entry.runner is not None and bool(needs_hardware(entry)) and bool(missing_hardware(facts, entry.runner))
+
+
+def _finding(facts: Facts, label: str, entries: list[Entry], labels: list[str]) -> Finding:
+    runners = facts.runners
+    assert runners.path is not None
+    names = [e.name for e in entries]
+    first = entries[0]
+    pos = first.field_pos("runner")
+    whose = f"{first.name}" if len(entries) == 1 else f"{len(entries)} entries ({entries_text(names)})"
+    near = closest(label, labels)
+    heir = successor(label, labels)
+    hint = f"; did you mean {heir}?" if heir else f"; did you mean {' or '.join(near)}?" if near else ""
+    related = [Related(e.path, e.field_pos("runner").line, f"{e.name} (runner: {label})") for e in entries[1:]]
+    sizing = [e for e in entries if needs_hardware(e)]
+    missing = missing_hardware(facts, label)
+    if sizing and missing:
+        point = needs_hardware(sizing[0])[0]
+        message = (f"runner label {label!r} of {whose} has no hardware metadata ({', '.join(missing)}) in "
+                   f"{runners.path}, which the sweep generator needs for agentic points with kv-offloading: dram, "
+                   "so generating the sweep fails")
+        related.append(Related(sizing[0].path, point.pos.line, f"{sizing[0].name}: an agentic point with "
+                               "kv-offloading: dram"))
+        severity = Severity.ERROR
+    else:
+        message = (f"runner label {label!r} of {whose} lists no nodes in {runners.path}: benchbot cannot tell "
+                   f"which launcher runs them, and node-filtered sweeps skip them{hint}")
+        severity = Severity.WARNING
+    if label not in runners.labels:
+        # the launchers named for the label's nodes; one runners.yaml names no node for is
+        # unreachable only on paper (a consequence, not a cause of its own)
+        stranded = set(unreachable_launcher.unreachable(facts))
+        for p in launcher_candidates(facts, label):
+            note = f"named for nodes of {bare(label)}: the launcher these entries likely reach"
+            related.append(Related(p, 1, note + "; runners.yaml names no node for it", unreachable_launcher.ID,
+                                   unreachable_launcher.subject(p)) if p in stranded else Related(p, 1, note))
+    related.append(Related(runners.path, 1, "declared labels"))
+    fix = _fix(facts, entries, heir) if heir and label not in runners.labels else None
+    return Finding(ID, CODE, severity, first.path, pos.line, pos.col, message, tuple(related), tuple(names),
+                   fix, key=label)
 
 
 def _fix(facts: Facts, entries: list[Entry], heir: str) -> Fix | None:

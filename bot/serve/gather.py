@@ -14,10 +14,11 @@ as a reason, never guessed.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts
+from bot.repo.labels import launcher_candidates
 from bot.repo.points import representatives
 from bot.serve import detect, normalize, normalize_client
 from bot.serve.model import MARK, Command, File, Tok, engine_env, engine_env_var
@@ -50,6 +51,9 @@ class Launch:
     # Engine-style variables the script sets without ``export``: they never reach the server.
     unexported: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # name -> (value, "path:line")
     reasons: tuple[str, ...] = ()  # why ``server`` is missing
+    # The launcher was not read from runners.yaml (the label lists no nodes) but is the only
+    # one named for the label's nodes: why it was assumed (makes a resolved launch partial).
+    assumed: str = ""
     recipe: str | None = None  # multinode: the recipe file the engine args come from
     workers: Mapping[str, Command] = field(default_factory=dict)  # multinode: "prefill" / "decode" / ...
 
@@ -130,13 +134,25 @@ def gather(facts: Facts, entries: list[Entry], all_points: bool = False) -> Iter
             yield from recipe_launches(facts, entry)
             continue
         label = entry.runner
+        assumed = ""
         if label is None or label not in labels:
-            for point in entry.points:
-                yield _nothing(entry, point, None, "", f"runner label {label!r} is not in runners.yaml")
-            continue
-        by_launcher: dict[str, str] = {}
-        for node in labels[label]:
-            by_launcher.setdefault(facts.launcher_of_node(node), node)
+            cands = launcher_candidates(facts, label) if label else []
+            # a multinode entry's recipe comes from lint's reading of its launcher run, which
+            # needs the label's nodes: with an assumed launcher it would be a guess twice over
+            if label is None or len(cands) != 1 or entry.multinode:
+                named = f" (launchers named for its nodes: {', '.join(cands)})" if cands else ""
+                for point in entry.points:
+                    yield _nothing(entry, point, None, "", f"runner label {label!r} lists no nodes in runners.yaml, "
+                                                           f"so the launcher is unknown{named}")
+                continue
+            prefix = facts.profile.prefix_of_launcher(cands[0]) or ""
+            by_launcher = {cands[0]: f"{prefix}{facts.profile.node_separator}0"}
+            assumed = (f"launcher assumed: runner label {label!r} lists no nodes in runners.yaml, and "
+                       f"{cands[0]} is the only launcher named for its nodes")
+        else:
+            by_launcher = {}
+            for node in labels[label]:
+                by_launcher.setdefault(facts.launcher_of_node(node), node)
         for launcher, node in by_launcher.items():
             # as lint does: one point per group (scenario, sequence lengths, spec-decoding), at
             # its first concurrency; ``all_points``: every point at every concurrency
@@ -148,7 +164,8 @@ def gather(facts: Facts, entries: list[Entry], all_points: bool = False) -> Iter
                     env.update({k: lit(v) for k, v in SERVE_ENV.items() if k in env})
                     if conc is not None and conc_var in env:
                         env[conc_var] = lit(conc)
-                    yield from _launches(facts, entry, point, conc, launcher, env)
+                    for launch in _launches(facts, entry, point, conc, launcher, env):
+                        yield replace(launch, assumed=assumed) if assumed else launch
 
 
 def _nothing(entry: Entry, point: Point, conc: str | None, launcher: str, why: str,

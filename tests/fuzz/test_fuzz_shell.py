@@ -115,7 +115,7 @@ def _check(text: str) -> None:
         assert ev.budget.steps <= STEPS + 1 or result.stopped is not None
         assert time.monotonic() - t0 < 10
         for served in result.served():  # and what a server sink recorded normalizes without raising
-            assert isinstance(_command(served, env, {}), Command)
+            assert isinstance(_command(served, env, {}, {}), Command)
 
 
 @given(SCRIPT)

@@ -82,7 +82,7 @@ def test_all_entries_of_one_unknown_label_are_one_finding(tmp_path: Path) -> Non
     removed = next(f for f in labels if f.key == "mi300x-tw")
     assert removed.entries == ("gptoss-fp4-mi300x-vllm", "gptoss-fp4-mi300x-sglang")
     assert removed.message.startswith("runner label 'mi300x-tw' of 2 entries (gptoss-fp4-mi300x-vllm, "
-                                      "gptoss-fp4-mi300x-sglang) is not in configs/runners.yaml")
+                                      "gptoss-fp4-mi300x-sglang) lists no nodes in configs/runners.yaml")
     assert [r.line for r in removed.related if not r.is_consequence][:1] == [text.count("\n") + 1 + 5]
 
 
