@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from bot import cli_cache, cli_compare, cli_fix, cli_history, cli_serve, rules
+from bot import cli_cache, cli_compare, cli_event, cli_fix, cli_history, cli_serve, rules
 from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding, Severity
 from bot.newonly import Comparison
@@ -49,15 +49,10 @@ def _parser() -> argparse.ArgumentParser:
                           help="the repo, or any folder in it (default: .; the root is found upwards)")
     dispatch.add_argument("--rev", help="a git revision of PATH instead of its work tree")
     dispatch.add_argument("--entry", action="append", help="only these entries (repeatable; glob patterns)")
-    dispatch.add_argument("--format", choices=("text", "json"), default="text")
-    dispatch.add_argument("--config", help="configuration file")
-    event = sub.add_parser("event", help="handle the GitHub Actions event (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH)")
-    event.add_argument("--config", help="configuration file (default: .benchbot.yml or pyproject.toml of the head)")
-    event.add_argument("--fail-on", choices=("error", "warning", "info"),
-                       help="lowest severity of a new finding that fails the job")
-    event.add_argument("--sarif-file", metavar="FILE", help="also write a SARIF 2.1.0 report of the head to FILE")
-    event.add_argument("--format", choices=FORMATS, default=None,
-                       help="how the findings the PR introduces are printed (default: github annotations)")
+    dispatch.add_argument("--format", choices=("text", "json"), default="text",
+                          help="text: one line per (entry, launcher); json: the rows as a list (default: text)")
+    dispatch.add_argument("--config", help="configuration file (default: .benchbot.yml or pyproject.toml in PATH)")
+    cli_event.add_parser(sub, FORMATS)  # its --help lists the GITHUB_* and BENCHBOT_* variables it reads
     cli_serve.add_parser(sub)
     cli_history.add_parser(sub)
     cli_cache.add_parser(sub)
@@ -66,7 +61,7 @@ def _parser() -> argparse.ArgumentParser:
         cli_cache.add_option(sub.choices[name])
     sub.add_parser("rules", help="list the rules")
     explain = sub.add_parser("explain", help="print a rule's documentation")
-    explain.add_argument("rule")
+    explain.add_argument("rule", help="a rule id or code, e.g. ignored-variant or BB103 (see 'benchbot rules')")
     return p
 
 

@@ -26,7 +26,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("path", nargs="?", default=".", help="the git repo (default: .)")
     p.add_argument("--first-parent", action="store_true",
                    help="follow only the first parent of merges (the branch's own line: one commit per merged PR)")
-    p.add_argument("--format", choices=FORMATS, default="text")
+    p.add_argument("--format", choices=FORMATS, default="text",
+                   help="text: a table; json: every root cause with its commits; markdown: a table (default: text)")
     p.add_argument("--output", metavar="FILE", help="write the report to FILE instead of stdout")
     p.add_argument("--config", help="one configuration file for every commit (default: each commit's own)")
     p.add_argument("--select", help="comma-separated rule ids or codes to run")

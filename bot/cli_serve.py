@@ -26,8 +26,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     serve.add_argument("--entry", action="append", help="only these entries (repeatable; glob patterns)")
     serve.add_argument("--all-points", action="store_true",
                        help="every concurrency of every search-space point (default: the first of each)")
-    serve.add_argument("--format", choices=("text", "json"), default="text")
-    serve.add_argument("--config", help="configuration file")
+    serve.add_argument("--format", choices=("text", "json"), default="text",
+                       help="text: the commands, one block per entry and point; json: docs/serve.md (default: text)")
+    serve.add_argument("--config", help="configuration file (default: .benchbot.yml or pyproject.toml in PATH)")
 
 
 def entry_facts(args: argparse.Namespace, entry_hint: Callable[[list[str], str], str],

@@ -122,14 +122,17 @@ def test_text_and_markdown_reports(story: tuple[Path, dict[str, str]], capsys: p
     header = next(i for i, line in enumerate(lines) if line.startswith("FIRST BAD"))
     row = next(line for line in lines[header:] if "missing-script" in line)
     assert row.startswith(f"{c['c3'][:9]} 2026-06-01  {c['c5'][:9]} 2026-06-06  5.0")
-    assert "kimik2.5-int4-mi355x-vllm" in row
+    # the subject is the script the entry misses, the entry is in ENTRIES: no internal entry|script key
+    assert row.split()[-2:] == [MI355X_SCRIPT, "kimik2.5-int4-mi355x-vllm"]
+    assert "|" not in row
+    launchers = sorted(line.split()[-2] for line in lines[header:] if "ignored-variant" in line)
+    assert launchers == [MI300X, "runners/launch_mi325x-amds.sh"]  # not runners/...|mtp|${SCENARIO_SUBDIR}...
     assert lines[-1] == "5 commits, 3 root causes: 2 fixed, 1 still open at " + c["c5"][:9]
     code, md, _ = _history(capsys, f"{c['c0']}..main", str(repo), "--format", "markdown")
     assert code == 0
     assert "| First bad | Fixed by | Days | Rule | Subject | Entries |" in md
     row = next(line for line in md.splitlines() if "missing-script" in line)
-    # the subject is entry|script: its | is escaped, or the table would get one more cell
-    assert row.count(" | ") == 5 and "kimik2.5-int4-mi355x-vllm\\|benchmarks" in row
+    assert row.count(" | ") == 5 and f"| `{MI355X_SCRIPT}` |" in row
     assert f"`{c['c3'][:9]}` 2026-06-01" in row
 
 
@@ -344,14 +347,54 @@ def test_a_walk_finds_at_each_commit_what_a_fresh_lint_finds(story: tuple[Path, 
             [(f.line, f.message, f.related) for f in alone]
 
 
-def test_a_long_subject_is_shortened_in_text_only() -> None:
-    from bot.report.history import _short
+def _episode(rule: str, path: str, line: int, key: str, entries: tuple[str, ...] = ()) -> Any:
+    from bot.history import Episode
 
-    long = "entry|" + "x" * 200 + "|the/end.sh"
-    short = _short(long)
-    assert len(short) == 100 and short.startswith("entry|xxx") and short.endswith("x|the/end.sh")
-    assert "\u2026" in short
-    assert _short("short") == "short"
+    finding = Finding(rule, "BB000", Severity.ERROR, path, line, 1, "message", entries=entries, key=key)
+    return Episode(finding, Commit("a" * 40, (), T0, "brought it"), None, 1)
+
+
+@pytest.mark.parametrize(("rule", "path", "line", "key", "shown"), [
+    # the key names the file the cause is about: that file (a second one as +1)
+    ("missing-script", "configs/amd-master.yaml", 12, "kimi-mi355x|benchmarks/x/kimi_mi355x.sh",
+     "benchmarks/x/kimi_mi355x.sh"),
+    ("ignored-variant", "runners/launch_a.sh", 32, "runners/launch_a.sh|mtp|${SCENARIO_SUBDIR} ${EXP_NAME%%_*}",
+     "runners/launch_a.sh"),
+    ("recipe-image-mismatch", "recipes/a.yaml", 5, "e-1,e-2|recipes/a.yaml,recipes/b.yaml", "recipes/a.yaml +1"),
+    ("dead-script", "benchmarks/x/old.sh", 1, "benchmarks/x/old.sh", "benchmarks/x/old.sh"),
+    # it names none (a search-space point, a runner label, a workflow step): where it is, path:line
+    ("unused-config-field", "configs/nvidia-master.yaml", 929,
+     "dsv4-fp4-b200-sglang|fixed-seq-len|ep=8|conc-end=1024,conc-start=256,dp-attn=true,tp=8",
+     "configs/nvidia-master.yaml:929"),
+    ("unknown-runner-label", "configs/amd-master.yaml", 1629, "cluster:mi325x-tw", "configs/amd-master.yaml:1629"),
+    ("env-not-passed", ".github/workflows/e2e.yml", 463, "e2e.yml › sweep → tmpl.yml › Launch|literal|SPEC=none",
+     ".github/workflows/e2e.yml:463"),
+    ("config-syntax", "configs/broken.yaml", 0, "", "configs/broken.yaml"),
+], ids=["missing-script", "ignored-variant", "recipe-image-mismatch", "dead-script", "unused-config-field",
+        "unknown-runner-label", "env-not-passed", "no-key-no-line"])
+def test_the_subject_is_a_file_a_person_knows(rule: str, path: str, line: int, key: str, shown: str) -> None:
+    from bot.report.history import subject
+
+    assert subject(_episode(rule, path, line, key)) == shown
+
+
+def test_the_subject_is_never_cut_short_and_json_keeps_the_key() -> None:
+    from bot.history import History
+    from bot.report import history as report
+
+    long = "benchmarks/single_node/speedbench/" + "x" * 150 + ".sh"
+    point = "dsv4|fixed-seq-len|ep=8|conc-end=1024,tp=8"
+    odd = _episode("unused-config-field", "configs/odd|name.yaml", 3, point, ("dsv4",))
+    h = History("A..B", False, None, Commit("b" * 40, (), T0 + DAY, "end"), [],
+                episodes=[_episode("dead-script", long, 1, long), odd])
+    text = report.text(h)
+    assert f"  {long}  " in text and "\u2026" not in text
+    assert point not in text and "configs/odd|name.yaml:3" in text
+    doc = json.loads(report.as_json(h))
+    assert [(e["subject"], e["key"]) for e in doc["root_causes"]] == [(long, long), ("configs/odd|name.yaml:3", point)]
+    # markdown: a | of a path is escaped, or the table would get one more cell
+    row = next(line for line in report.as_markdown(h).splitlines() if "odd" in line)
+    assert row.count(" | ") == 5 and "configs/odd\\|name.yaml:3" in row
 
 
 def test_a_commit_git_cannot_read_is_reported(story: tuple[Path, dict[str, str]],

@@ -6,6 +6,7 @@ characters escaped, and in markdown escaped as in the PR comments."""
 from __future__ import annotations
 
 import json
+import re
 import time
 
 from bot.history import Commit, Episode, History
@@ -18,14 +19,21 @@ def _date(c: Commit) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(c.time))
 
 
+# A part of a finding's key (parts are split by | and ,) that is a file of the repo: a path with
+# a folder and an extension; constructs, labels, entry names and ``name=value`` pairs are not.
+_PATH_PART = re.compile(r"[^\s|,=:]*/[^\s|,=:]*\.[A-Za-z0-9]+")
+
+
 def subject(e: Episode) -> str:
-    """What the cause is about: its stable key (``entry|script``), else its file."""
-    return e.finding.key or e.finding.path
-
-
-def _short(text: str, width: int = 100) -> str:
-    """A long subject shown by its two ends (JSON has it whole)."""
-    return text if len(text) <= width else text[: width * 3 // 5] + "\u2026" + text[-(width * 2 // 5 - 1):]
+    """What the cause is about, by a name a person knows: the file its stable key names (the
+    dead script, the missing script or recipe, the launcher; ``+N`` when it names more), else
+    where it is, as ``lint`` shows it (``path:line``, as last seen). Never cut short. The key
+    itself (``entry|scenario|ep=8|...``) is internal: JSON has it whole, as ``key``."""
+    f = e.finding
+    named = [part for part in dict.fromkeys(re.split(r"[|,]", f.key)) if _PATH_PART.fullmatch(part)]
+    if named:
+        return named[0] + (f" +{len(named) - 1}" if len(named) > 1 else "")
+    return f"{f.path}:{f.line}" if f.line > 0 else f.path
 
 
 def _entries(e: Episode, limit: int = 2) -> str:
@@ -56,7 +64,7 @@ def text(h: History) -> str:
     for e in h.episodes:
         rows.append((f"{e.first_bad.short} {_date(e.first_bad)}" if e.first_bad else "(before)",
                      f"{e.fixed_by.short} {_date(e.fixed_by)}" if e.fixed_by else "open",
-                     _days(h, e), e.finding.rule, visible(_short(subject(e))), visible(_entries(e))))
+                     _days(h, e), e.finding.rule, visible(subject(e)), visible(_entries(e))))
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r[:5], widths)) + "  " + r[5] for r in rows]
     out = [f"benchbot history {visible(h.spec)}" + (" --first-parent" if h.first_parent else "")]
@@ -83,7 +91,8 @@ def as_json(h: History) -> str:
         "skipped": [{"commit": _commit(c), "reason": why} for c, why in h.skipped],
         "root_causes": [{
             "rule": e.finding.rule, "code": e.finding.code, "severity": e.finding.severity.label,
-            "subject": subject(e), "fingerprint": e.fingerprint, "path": e.finding.path, "line": e.finding.line,
+            "subject": subject(e), "key": e.finding.key, "fingerprint": e.fingerprint, "path": e.finding.path,
+            "line": e.finding.line,
             "message": e.finding.message, "entries": list(e.finding.entries),
             "first_bad": _commit(e.first_bad), "before_range": e.first_bad is None,
             "fixed_by": _commit(e.fixed_by), "open": e.fixed_by is None,
