@@ -32,7 +32,7 @@ from bot.repo.tree import Tree
 from bot.repo.wfcalls import Workflows
 from bot.shell import default_parser, ir
 from bot.shell.budget import BudgetHit, Limits
-from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Loc, Options, Ran, Result
+from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Loc, Options, Ran, Result, Sink
 from bot.shell.nesting import is_too_deep
 from bot.shell.reads import presence_key
 from bot.shell.values import Val
@@ -125,7 +125,7 @@ class Facts:
     undecided: list[str] = field(default_factory=list)  # files ``bash -n`` gave no verdict on in time
     # The serve sinks (``bot.serve.gather.sinks``): evaluations record servers, clients,
     # written files and hand-off environments (``bot.shell.serving``). None for lint.
-    sinks: Callable[[list[Val]], tuple[str, int] | None] | None = None
+    sinks: Callable[[list[Val]], Sink | None] | None = None
 
     # ------------------------------------------------------------ shell files
     def script(self, path: str) -> ir.Script | None:
@@ -295,7 +295,7 @@ class Facts:
 
 
 def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
-           sinks: Callable[[list[Val]], tuple[str, int] | None] | None = None, references: bool = True,
+           sinks: Callable[[list[Val]], Sink | None] | None = None, references: bool = True,
            evaluate: bool = True) -> Facts:
     """The facts of a tree. ``sinks``: evaluate with the serve sinks on (``bot.serve``);
     ``references``: scan every shell file for the scripts it names (dead-script; lint only);

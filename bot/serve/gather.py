@@ -120,10 +120,12 @@ def concurrencies(point: Point) -> list[str]:
     return out
 
 
-def gather(facts: Facts, entries: list[Entry], all_points: bool = False) -> Iterator[Launch]:
+def gather(facts: Facts, entries: list[Entry], all_points: bool = False,
+           points_of: Callable[[Entry], list[Point]] | None = None) -> Iterator[Launch]:
     """The launches of ``entries``: one point per group, as lint evaluates them (``all_points``:
-    every point at every concurrency). A multinode entry handed to a tool lists every point:
-    each names its own recipe, and reading one evaluates nothing."""
+    every point at every concurrency; ``points_of``: these points, at their first concurrency).
+    A multinode entry handed to a tool lists every point: each names its own recipe, and
+    reading one evaluates nothing."""
     from bot.serve.multinode import recipe_launches
 
     labels = facts.runners.labels
@@ -156,7 +158,8 @@ def gather(facts: Facts, entries: list[Entry], all_points: bool = False) -> Iter
         for launcher, node in by_launcher.items():
             # as lint does: one point per group (scenario, sequence lengths, spec-decoding), at
             # its first concurrency; ``all_points``: every point at every concurrency
-            points = list(entry.points) if all_points else representatives(facts.profile, entry.points)
+            points = (points_of(entry) if points_of is not None else list(entry.points) if all_points
+                      else representatives(facts.profile, entry.points))
             for point in points:
                 concs: list[str | None] = list(concurrencies(point) if all_points else concurrencies(point)[:1])
                 for conc in concs or [None]:
