@@ -134,6 +134,14 @@ def _pr_fields(payload: dict[str, Any]) -> tuple[int, str, str, str, bool, str]:
         raise ValueError(f"the pull_request event payload lacks {exc}") from None
 
 
+def _pr_link(payload: dict[str, Any], repo_url: str, number: int) -> str | None:
+    """The pull request's address (what a new changelog entry's ``pr-link`` says), from the payload."""
+    url = payload["pull_request"].get("html_url")
+    if isinstance(url, str) and url and not url.isspace():
+        return url.strip()
+    return f"{repo_url}/pull/{number}" if repo_url else None
+
+
 def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory, opts: Options) -> Outcome:
     action = str(payload.get("action", ""))
     if action not in PR_ACTIONS:
@@ -165,7 +173,8 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
         known = policy.suppression_keys(base.read_facts.suppressions)
         head = lint(head_tree, conf, honoured=lambda s: policy.suppression_key(s) in known)
         added = policy.added_suppressions(head.facts.suppressions, known)
-        change = check_change(base_tree, head_tree, base.read_facts, head.facts, conf)  # changelog-missing
+        change = check_change(base_tree, head_tree, base.read_facts, head.facts, conf,  # changelog-missing
+                              pr_link=_pr_link(payload, repo_url, number))
     except Exception as exc:  # a bug of ours, never "findings": say so on the PR, one line, exit 3
         out = _not_analysed(number, head_sha, base_sha, base_ref or base_sha[:12], _reason(exc), conf, make_port)
         if opts.debug:

@@ -105,6 +105,11 @@ def suggestion(f: Finding, path: str, visible: frozenset[int]) -> Suggestion | N
     return Suggestion(start, end, "\n".join(replacement))
 
 
+def offered(sug: Suggestion) -> bool:
+    """A suggestion applies its text as it is: one that would need escaping is not offered."""
+    return md.inert(sug.text) == sug.text
+
+
 def names(f: Finding) -> set[str]:
     """What a finding names: code spans of its message and notes, its key's parts, its paths."""
     out: set[str] = set()
@@ -161,10 +166,15 @@ def anchor(f: Finding, changes: Changes, taken: frozenset[tuple[str, int | None,
     return Anchor(paths[0], None) if paths else None
 
 
-def body(causes: list[Finding], at: Anchor, sug: Suggestion | None, link: Link | None, marker: str) -> str:
-    """One comment for the causes that sit at ``at``: each with its message, where it is when that
-    is not this line, its consequences and the lines it involves; one suggestion at most."""
+def body(causes: list[Finding], at: Anchor, sug: tuple[Finding, Suggestion] | None, link: Link | None,
+         marker: str) -> str:
+    """One comment for the causes that sit at ``at``, errors first (then by rule code): each with its
+    message, where it is when that is not this line, its consequences, the lines it involves and its
+    own fix. ``sug``: the cause whose fix is offered as the comment's GitHub suggestion (at most one);
+    another cause's fix is in the summary comment, and its note says so."""
     out = [marker]
+    owner, suggested = sug if sug is not None and offered(sug[1]) else (None, None)
+    causes = sorted(causes, key=lambda f: (-f.severity, f.code))
     for i, f in enumerate(causes):
         if i:
             out += ["", "---", ""]
@@ -181,16 +191,14 @@ def body(causes: list[Finding], at: Anchor, sug: Suggestion | None, link: Link |
         if consequences:
             out += ["", f"Because of it ({len(consequences)}):"]
             out += [f"- {md.where(r.path, r.line, link)}: {md.escape(r.note)}" for r in consequences]
-    fixable = [f for f in causes if f.fix is not None]
-    if sug is not None and md.inert(sug.text) != sug.text:
-        sug = None  # a suggestion applies its text as it is: one that would need escaping is not offered
-    if sug is not None:
-        owner = next((f for f in causes if f.fix is not None), None)
-        fence = md.code_fence(sug.text)
-        out += ["", f"Suggested fix: {md.escape(owner.fix.description if owner and owner.fix else '')}", "",
-                f"{fence}suggestion", sug.text, fence]
-    elif fixable:
-        out += ["", "The proposed fix is in the summary comment."]
+        if f.fix is None:
+            continue
+        if f is owner and suggested is not None:
+            fence = md.code_fence(suggested.text)
+            out += ["", f"Suggested fix (apply the suggestion): {md.escape(f.fix.description)}", "",
+                    f"{fence}suggestion", suggested.text, fence]
+        else:
+            out += ["", f"Proposed fix: {md.escape(f.fix.description)} (the diff is in the summary comment)"]
     for f in causes[:1] if len(causes) == 1 else []:
         module = rules.RULES.get(f.rule)
         why = rule_sections(module).get("Why is this bad?") if module else None

@@ -216,12 +216,13 @@ def plan(split_: Split, changes: Changes, comments: list[Comment], review_commen
 
 def _draft(at: Anchor, causes: list[Finding], changes: Changes, ctx: Context) -> DraftComment:
     fl = changes.files.get(at.path)
-    sugs = [s for f in causes if at.side == "RIGHT" and at.line is not None and fl is not None and at.path == f.path
-            and (s := suggestion(f, at.path, fl.visible)) is not None]
-    sug = sugs[0] if len(sugs) == 1 else None
+    sugs = [(f, s) for f in causes if at.side == "RIGHT" and at.line is not None and fl is not None
+            and at.path == f.path and (s := suggestion(f, at.path, fl.visible)) is not None]
+    own = sugs[0] if len(sugs) == 1 and inline.offered(sugs[0][1]) else None
     marker = finding_marker(f.fingerprint for f in causes)
-    text = inline.body(causes, at, sug, ctx.link, marker)
-    if sug is not None:  # a suggestion sits on the lines it replaces
+    text = inline.body(causes, at, own, ctx.link, marker)
+    if own is not None:  # a suggestion sits on the lines it replaces
+        sug = own[1]
         return DraftComment(at.path, sug.end, text, sug.start if sug.start < sug.end else None)
     return DraftComment(at.path, at.line, text, None, at.side)
 

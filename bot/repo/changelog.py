@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
 from bot.repo.yamlfile import YamlError, YList, YMap, load
 
 MAX_GLOB = 512
+_PR_LINK = re.compile(r"(https://[A-Za-z0-9.-]{1,100}/[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}/pull/)[0-9]{1,9}")
 
 
 @dataclass(frozen=True)
@@ -117,10 +119,17 @@ def glob_match(pattern: str, name: str) -> bool:
     return p == len(pattern)
 
 
-def hunks(base: bytes, head: bytes, mutable: tuple[str, ...] = ()) -> list[Hunk]:
+APPEND_MODES = ("tail", "no-deletions")
+
+
+def hunks(base: bytes, head: bytes, mutable: tuple[str, ...] = (), mode: str = "tail") -> list[Hunk]:
     """Where the head changed the base's bytes other than by appending at the tail. Lines
     keep their endings (a CRLF or a dropped final newline is a change). A line replaced by a
-    line of the same ``mutable`` field (``  pr-link: ...``, the gate's allowed correction) is not."""
+    line of the same ``mutable`` field (``  pr-link: ...``, the gate's allowed correction) is not.
+
+    ``mode`` ``no-deletions`` (InferenceX's CI gate, utils/process_changelog.py, which reads the
+    lines ``git diff`` removes): only hunks that remove a base line with text in it count; lines
+    inserted anywhere, and removed blank lines, do not."""
     if head.startswith(base):
         return []
     a = base.splitlines(keepends=True)
@@ -134,11 +143,28 @@ def hunks(base: bytes, head: bytes, mutable: tuple[str, ...] = ()) -> list[Hunk]
                 _field(x) and _field(x) == _field(y) and _field(x) in mutable and x.endswith(b"\n")
                 and y.endswith(b"\n") for x, y in zip(a[i1:i2], b[j1:j2])):
             continue
+        if mode == "no-deletions" and not any(x.strip() for x in a[i1:i2]):
+            continue
         kind = {"replace": "edited", "delete": "deleted", "insert": "inserted"}[tag]
         digest = json.dumps([b"".join(a[i1:i2]).decode("utf-8", "replace"),
                              b"".join(b[j1:j2]).decode("utf-8", "replace")])
         out.append(Hunk(i1 + 1, i2 + 1, min(j1 + 1, max(len(b), 1)), kind, digest))
     return out
+
+
+def link_placeholder(log: Changelog) -> str:
+    """A pull-request link for a new entry when the pull request is not known (a local lint):
+    the newest entry's ``pr-link`` with the number replaced by ``XXX``
+    (``https://github.com/acme/bench/pull/XXX``), else ``https://github.com/OWNER/REPO/pull/XXX``."""
+    for entry in reversed(log.entries):
+        try:
+            link = json.loads(entry.canon).get("pr-link")
+        except (ValueError, AttributeError):
+            continue
+        m = _PR_LINK.fullmatch(link) if isinstance(link, str) else None
+        if m:
+            return f"{m.group(1)}XXX"
+    return "https://github.com/OWNER/REPO/pull/XXX"
 
 
 def _field(line: bytes) -> str:
@@ -148,12 +174,14 @@ def _field(line: bytes) -> str:
 
 def bad_bytes(base: bytes, head: bytes) -> tuple[int, str] | None:
     """(head line, what) for bytes InferenceX's gate rejects in appended text: a CR, a tab, a
-    NUL, or a file that does not end with a newline."""
-    tail_start = len(base) if head.startswith(base) else 0
+    NUL, or a file that does not end with a newline. Lines added before the end
+    (``changelog-append: no-deletions``) are searched too, for a byte the base does not have."""
+    appended = head.startswith(base)
+    tail_start = len(base) if appended else 0
     tail = head[tail_start:]
     for byte, what in ((b"\r", "a CR (CRLF line ending)"), (b"\t", "a tab"), (b"\0", "a NUL byte")):
         at = tail.find(byte)
-        if at >= 0:
+        if at >= 0 and (appended or byte not in base):
             return head[: tail_start + at].count(b"\n") + 1, what
     if head and not head.endswith(b"\n"):
         return head.count(b"\n") + 1, "no newline at the end of the file"

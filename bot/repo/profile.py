@@ -128,6 +128,9 @@ DEFAULT_VARIANTS: tuple[Variant, ...] = (
 )
 
 
+CHANGELOG_APPEND = ("no-deletions", "tail")
+
+
 @dataclass(frozen=True)
 class Profile:
     configs: tuple[str, ...] = ("configs/*-master.yaml", ".github/configs/*-master.yaml")
@@ -179,6 +182,10 @@ class Profile:
     changelog: str = "perf-changelog.yaml"
     changelog_key: str = "config-keys"
     changelog_corrections: tuple[str, ...] = ("pr-link",)
+    # What "append-only" forbids: ``no-deletions`` a removed or edited base line (what
+    # InferenceX's CI gate rejects: utils/process_changelog.py fails on a line `git diff`
+    # removes), ``tail`` also new lines anywhere but at the end (its AGENTS.md convention).
+    changelog_append: str = "no-deletions"
 
     def launcher_for(self, node: str) -> str:
         prefix = node.split(self.node_separator, 1)[0] if self.node_separator else node
@@ -221,6 +228,10 @@ def profile_from_config(data: Mapping[str, Any] | None) -> Profile:
             changes[name] = {k: v for k, v in merged.items() if v not in ("", None, "unset")}
         elif name == "changelog":
             changes[name] = "" if value is None else str(value)
+        elif name == "changelog_append":
+            if value not in CHANGELOG_APPEND:
+                raise ValueError(f"profile key 'changelog-append' must be one of {', '.join(CHANGELOG_APPEND)}")
+            changes[name] = str(value)
         elif name in ("launcher", "node_separator", "workspace", "changelog_key"):
             changes[name] = str(value)
         elif name == "max_paths":

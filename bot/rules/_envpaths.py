@@ -29,6 +29,7 @@ class Cause:
     related: list[tuple[str, int, str]] = field(default_factory=list)
     launchers: list[str] = field(default_factory=list)  # the launchers it stops (unset causes)
     whats: list[str] = field(default_factory=list)  # what happens, per launcher
+    runs_another: bool = False  # some entry runs another script than on the main path (else: they fail)
 
 
 def causes(facts: Facts) -> list[Cause]:
@@ -61,11 +62,11 @@ def _names(names: list[str]) -> str:
 
 
 def _add(found: dict[str, Cause], key: str, make: Cause, entries: list[str] | tuple[str, ...],
-         related: list[tuple[str, int, str]]) -> None:
+         related: list[tuple[str, int, str]], limit: int = 8) -> None:
     cause = found.setdefault(key, make)
     cause.entries.update(entries)
     for r in related:
-        if r not in cause.related and len(cause.related) < 8:
+        if r not in cause.related and len(cause.related) < limit:
             cause.related.append(r)
 
 
@@ -91,7 +92,8 @@ def _other_paths(facts: Facts, found: dict[str, Cause]) -> None:
         if o_main is not None and o.text(facts) != o_main.text(facts):
             what = f"{o.text(facts)}, not {_runs_of(facts, o_main)}, for {pr.entry.name}"
             if unset:
-                _unset(facts, found, pr, call, unset, what, names)
+                another = any(t is None or facts.tree.is_file(t) for t in o.runs)  # not: a missing script
+                _unset(facts, found, pr, call, unset, what, names, another=another)
             elif literal:
                 _literal(facts, found, pr, call, literal, main_env, what, names)
         for m in missing_needs(facts, pr.result, pr.env):
@@ -108,35 +110,42 @@ def _runs_of(facts: Facts, o: Outcome) -> str:
 
 
 def _unset(facts: Facts, found: dict[str, Cause], pr: PathRun, call: LauncherCall, unset: list[str], what: str,
-           names: tuple[str, ...], extra: list[tuple[str, int, str]] | None = None) -> None:
-    """One cause per (path, unset names): every launcher and entry it stops, in one message."""
+           names: tuple[str, ...], extra: list[tuple[str, int, str]] | None = None, another: bool = False) -> None:
+    """One cause per (path, unset names): every launcher and entry it stops. The message says what,
+    where and how many; each launcher, with what happens there, is a related line."""
     key = f"{pr.group.call.name}|unset|{','.join(unset)}"
-    reads_at = [(r.loc.path, r.loc.line, f"reads {r.name} with no default ({r.kind})")
-                for r in reads(pr.result) if r.name in unset][:3]
+    read = next((r for r in reads(pr.result) if r.name in unset), None)
     main = (facts.envs.call_for(pr.entry, pr.point, pr.node, pr.label) if pr.entry is not None and pr.point is not None
             else None)
-    related = reads_at + (extra or [])
+    cause = found.get(key)
+    if cause is None:
+        cause = found[key] = Cause(True, call.path, call.line, "", key)
+    cause.runs_another = cause.runs_another or another
+    launcher = _base(pr.launcher) + (f" (line {read.loc.line})" if read is not None else "")
+    related: list[tuple[str, int, str]] = []
+    if launcher not in cause.launchers:
+        cause.launchers.append(launcher)
+        cause.whats.append(what)
+        how = f"reads {read.name} with no default ({read.kind})" if read is not None else "needs it"
+        related.append((read.loc.path, read.loc.line, f"{how}: {what}") if read is not None
+                       else (pr.launcher, 1, f"{how}: {what}"))
+    related += extra or []
     if main is not None:
         for n in unset:
             var = main.env.get(n)
             if var is not None:
                 related.append((var.path, var.line, f"the main path ({main.name}) sets {n} here"))
+    _add(found, key, cause, names, related, limit=8 + len(cause.launchers))
     plural = "s" if len(unset) > 1 else ""
-    cause = found.get(key)
-    if cause is None:
-        cause = found[key] = Cause(True, call.path, call.line, "", key)
-    launcher = _base(pr.launcher) + (f" (line {reads_at[0][1]})" if reads_at else "")
-    if launcher not in cause.launchers:
-        cause.launchers.append(launcher)
-        cause.whats.append(what)
-    _add(found, key, cause, names, related)
-    shown = " and ".join(cause.launchers) if len(cause.launchers) < 3 else ", ".join(cause.launchers)
-    cause.message = (f"{pr.group.name} never sets {_names(unset)}, which {shown} need"
-                     f"{'s' if len(cause.launchers) == 1 else ''}: {cause.whats[0]}"
-                     + (f"; {len(cause.entries) - 1} more entr{'ies' if len(cause.entries) > 2 else 'y'} "
-                        f"({entries_note([e for e in sorted(cause.entries) if e not in cause.whats[0]])})"
-                        if len(cause.entries) > 1 else "")
-                     + f" [variable{plural}: {', '.join(unset)}]")
+    count = len(cause.launchers)
+    who = " and ".join(cause.launchers) if count < 3 else f"{count} launchers"
+    if len(cause.entries) <= 1:
+        happens = cause.whats[0]
+    else:
+        happens = (f"{len(cause.entries)} entries fail or run another script than on the main path"
+                   if cause.runs_another else f"the job fails for {len(cause.entries)} entries")
+    cause.message = (f"{pr.group.name} never sets {_names(unset)}, which {who} need{'s' if count == 1 else ''}: "
+                     f"{happens} [variable{plural}: {', '.join(unset)}]")
 
 
 def _literal(facts: Facts, found: dict[str, Cause], pr: PathRun, call: LauncherCall, literal: list[str],

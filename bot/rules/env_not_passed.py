@@ -16,7 +16,10 @@ What it does:
       allow-list or ``srun --export=X`` without ``ALL`` that leaves it out (reported at that
       launcher line).
 
-    Errors where the job fails or runs the wrong script; warnings otherwise.
+    Errors where the job fails or runs the wrong script; warnings otherwise. A path that
+    stops many launchers is one finding: its message says which variable, which path and how
+    many launchers and entries; each launcher, with what happens to its first entry there,
+    is a related line, and the entries are the finding's entries.
 
 Why is this bad?
     The env is where a job silently goes wrong: a profiling workflow that never sets

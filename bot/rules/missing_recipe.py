@@ -10,7 +10,9 @@ What it does:
     at the path as written when the tool runs in the repo's checkout, or, when no copy is
     seen, under the profile's ``recipe-roots``. A recipe whose folder the repo has but
     whose file it does not is reported at the entry's ``additional-settings`` line, with
-    the closest existing names (as the setting would name them). Recipes of folders the
+    the closest existing names (as the setting would name them): first those for the
+    entry's GPU (its runner label's first word, ``gb300`` of ``gb300-multinode``, found in
+    the recipe's file name or folder), then the others. Recipes of folders the
     repo does not bring in come from the tool's own repository (cloned at run time): they
     are not reported, only counted in the summary.
 
@@ -87,6 +89,7 @@ Fix:
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterator
 
 from bot.config import Config
@@ -99,6 +102,7 @@ ID = "missing-recipe"
 CODE = "BB109"
 SEVERITY = Severity.ERROR
 SUMMARY = "an entry hands a job tool a recipe file the repo should keep and does not"
+_WORD = re.compile(r"[^a-z0-9]+")
 
 
 def check(facts: Facts, conf: Config) -> Iterator[Finding]:
@@ -130,8 +134,9 @@ def _finding(facts: Facts, job: Job, expected: str, refs: list[RecipeRef]) -> Fi
 
 
 def _closest(facts: Facts, job: Job, expected: str) -> list[str]:
-    """The existing recipes the tool could be given instead whose names are closest, as the
-    setting would name them: what the copies bring in, or what the recipe roots hold."""
+    """The existing recipes the tool could be given instead, as the setting would name them: what
+    the copies bring in, or what the recipe roots hold. Those for the entry's GPU come first (a
+    gb300 entry is not pointed at a gb200 recipe), then the closest names."""
     # (repo folder, the tool path it appears as)
     places = [(c.source, c.dest) for c in job.copies if c.folder and expected.startswith(c.source + "/")]
     if not places:
@@ -143,8 +148,41 @@ def _closest(facts: Facts, job: Job, expected: str) -> list[str]:
     for source, dest in places:
         for p in facts.tree.glob([f"{source}/**/*.yaml", f"{source}/**/*.yml"]):
             options.setdefault(dest + p[len(source):] if dest else p, p)
-    names = closest(posixpath.basename(expected), sorted({posixpath.basename(p) for p in options}))
+    basenames = sorted({posixpath.basename(p) for p in options})
+    rank = {name: i for i, name in enumerate(closest(posixpath.basename(expected), basenames, n=len(basenames)))}
     folder = posixpath.dirname(expected)
-    ranked = sorted(options, key=lambda p: (names.index(posixpath.basename(p)) if posixpath.basename(p) in names
-                                            else len(names), posixpath.dirname(options[p]) != folder, p))
-    return [p for p in ranked if posixpath.basename(p) in names][:3]
+    skus = _skus(facts)
+    gpu = _gpu(job.entry.runner, expected, skus)
+    known = skus | {gpu} if gpu else skus
+    ranked = sorted((p for p in options if posixpath.basename(p) in rank),
+                    key=lambda p: (gpu is not None and gpu not in _hardware(options[p], known),
+                                   rank[posixpath.basename(p)], posixpath.dirname(options[p]) != folder, p))
+    return ranked[:3]
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.split(text.lower())
+
+
+def _skus(facts: Facts) -> set[str]:
+    """GPU SKUs as the runner labels name them: each label's first word (``gb300`` of ``gb300-multinode``)."""
+    return {_words(label.removeprefix("cluster:"))[0] for label in facts.runners.labels} - {""}
+
+
+def _gpu(runner: str | None, expected: str, skus: set[str]) -> str | None:
+    """The entry's GPU: its runner label's first word, else the recipe path's (None: not known)."""
+    if runner:
+        first = _words(runner.removeprefix("cluster:"))[0]
+        if first and (first in skus or not skus):
+            return first
+    found = _hardware(expected, skus)
+    return min(found) if len(found) == 1 else None
+
+
+def _hardware(path: str, skus: set[str]) -> set[str]:
+    """The SKUs a recipe path is for: those its file name names, else its nearest folder that names one."""
+    for part in reversed(path.split("/")):
+        found = set(_words(part)) & skus
+        if found:
+            return found
+    return set()

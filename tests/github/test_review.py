@@ -120,3 +120,50 @@ def test_inline_comments_are_capped_per_run() -> None:
     many = [_finding("s.sh", i, message=f"problem {i}") for i in range(1, 41)]
     p = review.plan(review.split(many, []), ch, [], [], _ctx())
     assert len(p.review) == review.MAX_INLINE and "introduces 40 findings" in p.summary
+
+
+def _section(body: str, code: str) -> str:
+    """The part of an inline comment about the cause with this code."""
+    return next(part for part in body.split("\n---\n") if f"**{code} " in part)
+
+
+def test_causes_on_one_line_come_errors_first_and_each_fix_note_sits_under_its_cause() -> None:
+    """A warning was listed before an error on the same line, and the error (which has no fix) got
+    "The proposed fix is in the summary comment."."""
+    ch = changes([ChangedFile("runners/l.sh", "modified", "@@ -1,2 +1,3 @@\n a\n+b\n c")])
+    log_fix = Fix("Append an entry for e to the end of perf-changelog.yaml",
+                  file_diff("perf-changelog.yaml", "- old\n", "- old\n\n- new\n"))
+    warn = Finding("changelog-missing", "BB111", Severity.WARNING, "runners/l.sh", 2, 1, "no changelog entry", (),
+                   ("e",), log_fix, key="log|e")
+    err = Finding("ignored-variant", "BB103", Severity.ERROR, "runners/l.sh", 2, 1, "dispatches the plain script",
+                  (), ("e-mtp",), key="l|v")
+    info = Finding("dead-script", "BB102", Severity.INFO, "runners/l.sh", 2, 1, "nothing runs it", key="d")
+    [draft] = review.plan(review.split([warn, err, info], []), ch, [], [], _ctx()).review
+    body = draft.body
+    assert body.index("**BB103 ") < body.index("**BB111 ") < body.index("**BB102 ")
+    assert "fix" not in _section(body, "BB103").lower() and "summary comment" not in _section(body, "BB103")
+    assert "fix" not in _section(body, "BB102").lower()
+    assert ("Proposed fix: Append an entry for e to the end of perf-changelog.yaml (the diff is in the summary "
+            "comment)") in _section(body, "BB111")
+    assert "```suggestion" not in body
+    # same severity: by rule code, whatever order the causes come in
+    twin = Finding("dead-script", "BB102", Severity.WARNING, "runners/l.sh", 2, 1, "nothing runs it", key="d")
+    for order in ([warn, twin], [twin, warn]):
+        [d] = review.plan(review.split(order, []), ch, [], [], _ctx()).review
+        assert d.body.index("**BB102 ") < d.body.index("**BB111 ")
+
+
+def test_the_cause_whose_fix_is_the_suggestion_says_so_and_another_points_to_the_summary() -> None:
+    old = "a\n# benchbot: ignore[dead-script] stale\nb\n"
+    ch = changes([ChangedFile("x.sh", "modified", "@@ -1,2 +1,3 @@\n a\n+# benchbot: ignore[dead-script] stale\n b")])
+    stale = Finding("unused-suppression", "BB004", Severity.WARNING, "x.sh", 2, 1, "a stale suppression",
+                    fix=Fix("Delete the suppression comment", file_diff("x.sh", old, "a\nb\n"), safe=True), key="s")
+    log = Finding("changelog-missing", "BB111", Severity.WARNING, "x.sh", 2, 1, "no changelog entry",
+                  fix=Fix("Append an entry", file_diff("perf-changelog.yaml", "- old\n", "- old\n\n- new\n")),
+                  key="c")
+    [draft] = review.plan(review.split([log, stale], []), ch, [], [], _ctx()).review
+    suggested = _section(draft.body, "BB004")
+    assert "Suggested fix (apply the suggestion): Delete the suppression comment" in suggested
+    assert "```suggestion\n\n```" in suggested and "summary comment" not in suggested
+    assert "Proposed fix: Append an entry (the diff is in the summary comment)" in _section(draft.body, "BB111")
+    assert (draft.path, draft.line) == ("x.sh", 2)

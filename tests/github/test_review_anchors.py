@@ -152,3 +152,11 @@ def test_a_new_entry_without_a_changelog_entry_and_an_edited_old_line(tmp_path: 
     assert "`changelog-missing`" in bodies.get("perf-changelog.yaml", ""), bodies  # the edited old line
     [summary] = fake_github.issue_comments(REPO, 11)
     assert "changelog-missing" in summary["body"]
+    # the fix appends the entry with this pull request's own link (from the event), in the diff; its
+    # description is one line (the <summary> holds no YAML)
+    link = fake_github.event_pull_request(REPO, 11)["pull_request"]["html_url"]
+    assert link.endswith("/acme/bench/pull/11")
+    assert f"+  pr-link: {link}\n" in summary["body"] and "+    - kimik2.5-int4-mi325x-sglang\n" in summary["body"]
+    assert ("<summary>Fix: Append an entry for kimik2.5-int4-mi325x-sglang to the end of perf-changelog.yaml (then "
+            "write its description) \u2014 review before applying</summary>") in summary["body"]
+    assert "OWNER/REPO" not in summary["body"] and "pull/XXX" not in summary["body"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from bot.config import Config, load_config
 from bot.findings import Finding
 from bot.lint import lint
@@ -76,9 +78,38 @@ def test_new_entries_without_a_changelog_entry_are_reported_on_their_lines(tmp_p
         (ID, "configs/amd-master.yaml", 58, ("kimik2.5-int4-mi325x-vllm-mtp",))]
     assert "adds kimik2.5-int4-mi300x-vllm-mtp" in found[0].message
     assert found[0].related[0].path == LOG
-    assert found[0].fix is not None and "    - kimik2.5-int4-mi300x-vllm-mtp" in found[0].fix.description
     # stable subject: no line number in the fingerprint
     assert found[0].key == f"{LOG}|kimik2.5-int4-mi300x-vllm-mtp"
+
+
+def test_the_fix_is_a_one_line_description_and_a_diff_that_appends_the_entry(tmp_path: Path) -> None:
+    repo, base, head = _seed_pr(tmp_path)
+    fix = _check(repo, base, head)[0].fix
+    assert fix is not None and "\n" not in fix.description and len(fix.description) < 120
+    assert fix.description == ("Append an entry for kimik2.5-int4-mi300x-vllm-mtp to the end of perf-changelog.yaml "
+                               "(then write its description)")
+    added = [ln[1:] for ln in fix.diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    # after one empty line; the pull request is not known here: the repo's own link, numbered XXX
+    assert added == ["", "- config-keys:", "    - kimik2.5-int4-mi300x-vllm-mtp", "  description:",
+                     '    - "What changed and why"', "  pr-link: https://github.com/acme/bench/pull/XXX"]
+    assert not [ln for ln in fix.diff.splitlines() if ln.startswith("-") and not ln.startswith("---")]
+    (tmp_path / "fix.diff").write_text(fix.diff)
+    git(repo, "apply", "--check", str(tmp_path / "fix.diff"))  # it applies to the head
+    # the appended entry covers the entry: the rule is satisfied by its own fix
+    git(repo, "apply", str(tmp_path / "fix.diff"))
+    assert [f.entries for f in _check(repo, base, _commit(repo))] == [("kimik2.5-int4-mi325x-vllm-mtp",)]
+
+
+def test_the_pr_bot_gives_the_pull_requests_link_and_a_repo_without_links_a_placeholder(tmp_path: Path) -> None:
+    repo, base, head = _seed_pr(tmp_path)
+    bt, ht = GitTree(str(repo), base), GitTree(str(repo), head)
+    conf = load_config(bt)
+    found = check_change(bt, ht, lint(bt, conf).facts, lint(ht, conf).facts, conf,
+                         pr_link="https://github.com/acme/bench/pull/41")
+    assert found[0].fix is not None and "+  pr-link: https://github.com/acme/bench/pull/41\n" in found[0].fix.diff
+    assert found[0].fingerprint == _check(repo, base, head)[0].fingerprint  # the link is not the subject
+    assert cl.link_placeholder(cl.read(LOG, b"- config-keys: [a]\n  pr-link: see #12\n", "config-keys")) == \
+        "https://github.com/OWNER/REPO/pull/XXX"
 
 
 def test_a_matching_new_entry_by_name_and_by_glob_covers_them(tmp_path: Path) -> None:
@@ -113,6 +144,48 @@ def test_a_changed_script_two_entries_run_is_one_finding_listing_both(tmp_path: 
     assert _check(repo, base, _commit(repo)) == []
 
 
+def _edit(repo: Path, path: str, old: str, new: str) -> None:
+    text = (repo / path).read_text()
+    assert old in text, old
+    (repo / path).write_text(text.replace(old, new, 1))
+
+
+SCRIPT = "benchmarks/single_node/fixed_seq_len/kimik2.5_int4_mi300x.sh"
+
+
+def test_comment_and_layout_changes_to_a_launcher_or_script_need_no_entry(tmp_path: Path) -> None:
+    """InferenceX #2561: three `# ...` lines edited in benchmark scripts got three findings. A change
+    whose statements parse the same (comments, blank lines, indentation, spacing, line continuations)
+    cannot change a benchmark."""
+    repo, base = _repo(tmp_path)
+    _edit(repo, MI300X_LAUNCHER, "# MI300X (AMD cluster)", "# MI300X (the AMD cluster)")
+    _edit(repo, MI300X_LAUNCHER, 'PARTITION="compute"\n', '\n  PARTITION="compute"   # the queue\n\n')
+    _edit(repo, MI300X_LAUNCHER, "--time=180 --no-shell \\\n    --job-name", "--time=180   --no-shell --job-name")
+    _edit(repo, SCRIPT, "#!/usr/bin/env bash\n", "#!/usr/bin/env bash\n# a new comment\n\n")
+    assert _check(repo, base, _commit(repo)) == []
+    # a real change after the comment edits is reported at its own line, not at the first edited comment
+    _edit(repo, MI300X_LAUNCHER, "--time=180", "--time=240")
+    [f] = _check(repo, base, _commit(repo))
+    lines = (repo / MI300X_LAUNCHER).read_text().splitlines()
+    assert f.path == MI300X_LAUNCHER and "--time=240" in lines[f.line - 1], (f.line, lines[f.line - 1])
+    assert f.key == f"{LOG}|{MI300X_LAUNCHER}"
+
+
+def test_a_changed_shebang_or_heredoc_text_is_a_change(tmp_path: Path) -> None:
+    repo, base = _repo(tmp_path)
+    _edit(repo, SCRIPT, "#!/usr/bin/env bash\n", "#!/bin/sh\n")
+    assert [(f.path, f.line) for f in _check(repo, base, _commit(repo))] == [(SCRIPT, 1)]
+
+
+def test_config_comment_and_layout_changes_need_no_entry(tmp_path: Path) -> None:
+    """Entries are compared as loaded data (this held before the script comparison too)."""
+    repo, base = _repo(tmp_path)
+    cfg = "configs/amd-master.yaml"
+    text = (repo / cfg).read_text()
+    (repo / cfg).write_text("# the AMD entries\n" + text.replace("\n\n", "\n\n# next entry\n\n", 1))
+    assert _check(repo, base, _commit(repo)) == []
+
+
 def test_removed_entries_and_an_untouched_tree_need_nothing(tmp_path: Path) -> None:
     repo, base = _repo(tmp_path)
     cfg = repo / "configs/amd-master.yaml"
@@ -139,6 +212,47 @@ def test_a_deleted_old_line_names_the_base_line(tmp_path: Path) -> None:
     (repo / LOG).write_text("".join(lines))
     found = _check(repo, base, _commit(repo))
     assert [(f.line, "deletes line 4 of the base" in f.message) for f in found] == [(4, True)]
+    assert "which the CI gate rejects" in found[0].message
+
+
+def _mode(repo: Path, base: str, mode: str) -> Config:
+    from dataclasses import replace
+
+    conf = load_config(GitTree(str(repo), base))
+    return replace(conf, profile=replace(conf.profile, changelog_append=mode))
+
+
+def test_an_entry_inserted_before_the_end_is_reported_only_under_changelog_append_tail(tmp_path: Path) -> None:
+    """InferenceX's CI gate (utils/process_changelog.py) rejects lines `git diff` removes, no more:
+    the default profile (no-deletions) matches it; `tail` is its AGENTS.md convention."""
+    repo, base = _repo(tmp_path)
+    text = (repo / LOG).read_text()
+    first, second = text.split("\n\n")
+    (repo / LOG).write_text(first + "\n" + _entry("kimik2.5-int4-mi300x-vllm") + "\n" + second)
+    head = _commit(repo)
+    assert _check(repo, base, head) == []  # the default: no-deletions
+    assert _check(repo, base, head, _mode(repo, base, "no-deletions")) == []
+    [f] = _check(repo, base, head, _mode(repo, base, "tail"))
+    assert (f.path, f.line) == (LOG, 8) and "inserts lines before line 8 of the base" in f.message
+    assert "changelog-append: tail" in f.message and "rejects only deleted lines" in f.message
+    # what is inserted is byte-checked like what is appended
+    (repo / LOG).write_text(first + "\n" + _entry("kimik2.5-int4-mi300x-vllm").replace('"x"', '"x\ty"')
+                            + "\n" + second)
+    assert [(f.line, "a tab" in f.message) for f in _check(repo, base, _commit(repo))] == [(10, True)]
+    # a deleted blank line: the gate lets it through; tail does not
+    (repo / LOG).write_text(text.replace("\n\n", "\n", 1))
+    head = _commit(repo)
+    assert _check(repo, base, head) == []
+    assert [f.line for f in _check(repo, base, head, _mode(repo, base, "tail"))] == [6]
+
+
+def test_profile_reads_changelog_append() -> None:
+    from bot.repo.profile import Profile, profile_from_config
+
+    assert Profile().changelog_append == "no-deletions"
+    assert profile_from_config({"changelog-append": "tail"}).changelog_append == "tail"
+    with pytest.raises(ValueError, match="changelog-append"):
+        profile_from_config({"changelog-append": "anywhere"})
 
 
 def test_a_pr_link_correction_is_allowed(tmp_path: Path) -> None:

@@ -42,6 +42,23 @@ def test_a_typo_is_reported_at_the_setting_with_the_closest_recipe() -> None:
     assert f.key == f"dsr1-fp4-gb200-dynamo-trt|{ROOT}/trtllm/gb200-fp4/8k1k/ctx2_gen1_dep61.yaml"
 
 
+def test_the_closest_recipes_are_for_the_entry_s_gpu_first(tmp_path: Path) -> None:
+    """InferenceX 843c6254f: a gb300 entry was offered gb200 recipes first, the names being closer.
+    The GPU is the entry's runner label's first word; a recipe's, its file name's or folder's."""
+    repo = copy_repo(RECIPES, tmp_path / "repo")
+    edit(repo / "configs/runners.yaml", "labels:\n", "labels:\n  gb300-multinode:\n    - gb300-nv_0\n")
+    folder = repo / ROOT / "trtllm/gb200-fp4/8k1k"
+    recipe = (folder / "ctx1_gen2_dep8.yaml").read_text()
+    for name in ("disagg-gb300-1p6d-tp4.yaml", "disagg-gb300-1p6d-tp8.yaml", "disagg-gb200-2p1d-dep8-tp4.yaml"):
+        (folder / name).write_text(recipe)
+    edit(repo / "configs/nvidia-master.yaml", "8k1k/ctx2_gen1_dep61.yaml", "8k1k/disagg-gb200-1p6d-tp4.yaml")
+    (f,) = findings(repo, "missing-recipe")
+    near = f.message.split("; closest: ", 1)[1].split(", ")
+    assert near[0] == "recipes/trtllm/gb200-fp4/8k1k/disagg-gb200-2p1d-dep8-tp4.yaml", near
+    assert near[1:] == ["recipes/trtllm/gb200-fp4/8k1k/disagg-gb300-1p6d-tp4.yaml",
+                        "recipes/trtllm/gb200-fp4/8k1k/disagg-gb300-1p6d-tp8.yaml"]
+
+
 def test_one_finding_per_entry_and_recipe(tmp_path: Path) -> None:
     repo = copy_repo(RECIPES, tmp_path / "repo")
     edit(repo / "configs/nvidia-master.yaml", "8k1k/ctx2_gen1_dep16.yaml", "8k1k/ctx2_gen1_dep61.yaml")
