@@ -9,7 +9,10 @@ What it does:
     - the label lists no nodes (warning): benchbot cannot tell which launcher runs the
       entries (they are not checked past their config; ``coverage`` says so), and sweeps
       filtered by node (``--runner-node-filter``) skip them. The launchers named for the
-      label's likely nodes are offered, and the closest declared label.
+      label's likely nodes are offered, and the closest declared label. Where nothing is
+      named for the label at all (no declared label in another namespace, no node, no
+      launcher), no runner may carry it, most likely a typo, and the jobs would wait for one
+      forever: an error.
     - an agentic point with ``kv-offloading: dram`` on a label with no ``hardware:`` metadata
       (``available-cpu-dram-mib``, ``gpus-per-node``; error): the generator sizes the DRAM
       offload budget from it and raises, so generating the sweep fails, for every entry.
@@ -85,6 +88,12 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
         yield _finding(facts, label, entries, labels)
 
 
+def _nodes_named(facts: Facts, label: str) -> bool:
+    """Whether a node of runners.yaml is named for ``label`` (``h200-dgxc`` -> ``h200-dgxc_3``)."""
+    b, sep = bare(label), facts.profile.node_separator or "_"
+    return any(node.startswith(b + sep) or node.startswith(b + "-") for _, node, _ in facts.runners.nodes())
+
+
 def _short_of_hardware(facts: Facts, entry: Entry) -> bool:
     return entry.runner is not None and bool(needs_hardware(entry)) and bool(missing_hardware(facts, entry.runner))
 
@@ -110,10 +119,14 @@ def _finding(facts: Facts, label: str, entries: list[Entry], labels: list[str]) 
         related.append(Related(sizing[0].path, point.pos.line, f"{sizing[0].name}: an agentic point with "
                                "kv-offloading: dram"))
         severity = Severity.ERROR
-    else:
+    elif label in runners.labels or heir or launcher_candidates(facts, label) or _nodes_named(facts, label):
         message = (f"runner label {label!r} of {whose} lists no nodes in {runners.path}: benchbot cannot tell "
                    f"which launcher runs them, and node-filtered sweeps skip them{hint}")
         severity = Severity.WARNING
+    else:  # nothing says a runner carries it: most likely a typo, and the jobs wait for a runner forever
+        message = (f"runner label {label!r} of {whose} is not in {runners.path}, and no declared label, node or "
+                   f"launcher is named for it: no runner may carry it, so the jobs would wait for one{hint}")
+        severity = Severity.ERROR
     if label not in runners.labels:
         # the launchers named for the label's nodes; one runners.yaml names no node for is
         # unreachable only on paper (a consequence, not a cause of its own)
