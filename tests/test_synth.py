@@ -39,7 +39,7 @@ def test_same_seed_same_bytes(scale1: tuple[Path, dict[str, int]], tmp_path: Pat
 def test_scale1_is_inferencex_sized(scale1: tuple[Path, dict[str, int]]) -> None:
     _, c = scale1
     assert 150 <= c["entries"] <= 260
-    assert c["multinode_entries"] >= 30 and c["mtp_entries"] >= 15
+    assert c["multinode_entries"] >= 30 and c["mtp_entries"] >= 15 and c["agentic_entries"] >= 10
     assert c["launchers"] == 19
     assert 120 <= c["scripts"] <= 200
     assert c["workflows"] >= 5

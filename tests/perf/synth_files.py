@@ -1,17 +1,21 @@
-"""File texts for the synthetic InferenceX-shaped repo (tests/perf/synth.py builds the catalogue).
+"""File texts for the synthetic InferenceX-shaped repo (tests/perf/synth.py builds the catalogue):
+launchers, multinode submission scripts and workflows (the single-node scripts are in
+synth_scripts.py and synth_agentic.py).
 
 Every function returns the text of one file; none writes anything. The shapes follow the
 fixtures benchbot is tested on (tests/fixtures/workflow-env-clean, multinode-clean,
-root-causes-clean): reusable templates called with the generator's JSON matrix, launchers
-that build ``benchmarks/single_node/${SCENARIO_SUBDIR}<prefix>_<precision>_<gpu>...sh``.
+root-causes-clean) and InferenceX's layout: reusable templates called with the generator's
+JSON matrix (fixed-seq-len and agentic points in jobs of their own, the agentic job passing
+the generator's ``total-cpu-dram-gb`` and ``duration``), launchers that build
+``benchmarks/single_node/${SCENARIO_SUBDIR}<prefix>_<precision>_<gpu>...sh``.
 """
 
 from __future__ import annotations
 
-# Variables every single-node script checks; the docker launchers pass all of them with -e.
-CHECKED = "MODEL TP EP_SIZE DP_ATTENTION CONC ISL OSL MAX_MODEL_LEN"
+# What the docker launchers pass into the container with -e (the scripts see nothing else).
 DOCKER_ENV = ("HF_TOKEN", "MODEL", "TP", "EP_SIZE", "DP_ATTENTION", "CONC", "ISL", "OSL", "MAX_MODEL_LEN",
-              "SPEC_DECODING", "KV_OFFLOADING", "DURATION", "RESULT_FILENAME")
+              "SPEC_DECODING", "KV_OFFLOADING", "KV_OFFLOAD_BACKEND", "TOTAL_CPU_DRAM_GB", "DURATION",
+              "RESULT_DIR", "RESULT_FILENAME")
 SUFFIXES = """SPEC_SUFFIX=$([[ "${SPEC_DECODING:-none}" == "mtp" ]] && printf '_mtp' || printf '')
 case "$FRAMEWORK" in
     sglang) FRAMEWORK_SUFFIX="" ;;
@@ -53,7 +57,8 @@ docker run --rm --name "$CONTAINER_NAME" --ipc=host --network=host --shm-size=64
     {devices} \\
     -v "$HF_HUB_CACHE_MOUNT:/root/.cache/huggingface/hub" \\
     -v "$GITHUB_WORKSPACE:/workspace/" -w /workspace/ \\
-    {env} -e PORT="$PORT" \\
+    {env} \\
+    -e PORT="$PORT" \\
     "$IMAGE" \\
     bash "{dispatch_path(gpu)}"
 """
@@ -66,6 +71,7 @@ set -euo pipefail
 {SUFFIXES}
 export SLURM_PARTITION="{partition}"
 export ENROOT_CACHE="/mnt/shared/{family}/enroot"
+UCX_NET_DEVICES=eth0
 SQUASH_FILE="$ENROOT_CACHE/$(echo "$IMAGE" | sed 's/[\\/:@#]/_/g').sqsh"
 SCRIPT="{dispatch_path(gpu)}"
 
@@ -79,7 +85,7 @@ if [[ ! -f "$SQUASH_FILE" ]]; then
 fi
 srun --jobid="$JOB_ID" --container-image="$SQUASH_FILE" \\
     --container-mounts="$GITHUB_WORKSPACE:/workspace" --container-workdir=/workspace \\
-    --no-container-entrypoint --export=ALL,PORT=8888 \\
+    --no-container-entrypoint --export=ALL,PORT=8888,UCX_NET_DEVICES=$UCX_NET_DEVICES \\
     bash "$SCRIPT"
 """
 
@@ -151,133 +157,6 @@ if [[ "$IS_MULTINODE" == "true" ]]; then
 """
 
 
-BENCHMARK_LIB = """#!/usr/bin/env bash
-# Helpers shared by the benchmark scripts (sourced, never run directly).
-
-check_env_vars() {
-    local name missing=0
-    for name in "$@"; do
-        if [[ -z "${!name:-}" ]]; then
-            echo "ERROR: $name is not set" >&2
-            missing=1
-        fi
-    done
-    if [[ "$missing" -ne 0 ]]; then
-        exit 1
-    fi
-}
-
-wait_for_server() {
-    local port="${1:-8888}" tries=0
-    until curl -sf "http://localhost:${port}/health" >/dev/null; do
-        tries=$((tries + 1))
-        if [[ "$tries" -gt 360 ]]; then
-            echo "server did not come up" >&2
-            tail -n 100 server.log >&2 || true
-            exit 1
-        fi
-        sleep 5
-    done
-}
-
-run_benchmark_serving() {
-    python3 utils/bench_serving/benchmark_serving.py --model "$MODEL" --port "${PORT:-8888}" \\
-        --random-input-len "$ISL" --random-output-len "$OSL" --max-concurrency "$CONC" \\
-        --num-prompts $((CONC * 10)) --save-result --result-filename "${RESULT_FILENAME:-result}.json" "$@"
-}
-
-run_agentic_replay_and_write_outputs() {
-    python3 utils/bench_serving/agentic_replay.py --model "$MODEL" --port "${PORT:-8888}" \\
-        --max-concurrency "$CONC" --output "${RESULT_FILENAME:-result}.json" "$@"
-}
-"""
-
-_HEAD = """#!/usr/bin/env bash
-# {desc}
-source "$(dirname "$0")/../../benchmark_lib.sh"
-
-check_env_vars {checked}
-PORT="${{PORT:-8888}}"
-"""
-_CHUNK = """if [[ "$ISL" -ge 8192 ]]; then
-    CHUNK=16384
-else
-    CHUNK=8192
-fi
-"""
-_AGENTIC = """CHUNK=8192
-if [[ "$KV_OFFLOADING" != "none" ]]; then
-    echo "KV offloading $KV_OFFLOADING is not wired up for this engine" >&2
-    exit 1
-fi
-"""
-_TAIL = """
-wait_for_server "$PORT"
-{client}
-"""
-
-
-def single_script(desc: str, framework: str, mtp: bool, mem: str, agentic: bool = False) -> str:
-    if agentic:
-        head = _HEAD.format(desc=desc, checked="MODEL TP EP_SIZE DP_ATTENTION CONC KV_OFFLOADING") + _AGENTIC
-    else:
-        head = _HEAD.format(desc=desc, checked=CHECKED) + _CHUNK
-    if framework == "sglang":
-        spec = ' --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1' if mtp else ""
-        body = f"""ARGS=(--tp "$TP")
-if [[ "$EP_SIZE" -gt 1 ]]; then
-    ARGS+=(--ep-size "$EP_SIZE")
-fi
-if [[ "$DP_ATTENTION" == "true" ]]; then
-    ARGS+=(--dp "$TP" --enable-dp-attention)
-fi
-python3 -m sglang.launch_server --model-path "$MODEL" "${{ARGS[@]}}" --port "$PORT" \\
-    --context-length "$MAX_MODEL_LEN" --chunked-prefill-size "$CHUNK" --mem-fraction-static {mem} \\
-    --trust-remote-code{spec} > server.log 2>&1 &
-"""
-    elif framework == "trt":
-        spec = "\nspeculative_config:\n  decoding_type: MTP\n  num_nextn_predict_layers: 3" if mtp else ""
-        body = f"""cat > extra_llm_api_config.yml <<EOF
-enable_attention_dp: $DP_ATTENTION
-max_num_tokens: $CHUNK
-kv_cache_config:
-  free_gpu_memory_fraction: {mem}{spec}
-EOF
-trtllm-serve "$MODEL" --tp_size "$TP" --ep_size "$EP_SIZE" --max_seq_len "$MAX_MODEL_LEN" \\
-    --port "$PORT" --extra_llm_api_options extra_llm_api_config.yml > server.log 2>&1 &
-"""
-    elif framework == "atom":
-        spec = " --method mtp --num-speculative-tokens 3" if mtp else ""
-        body = f"""EXTRA=()
-if [[ "$DP_ATTENTION" == "true" ]]; then
-    EXTRA+=(--enable-dp-attention)
-fi
-if [[ "$EP_SIZE" -gt 1 ]]; then
-    EXTRA+=(--enable-expert-parallel)
-fi
-python3 -m atom.entrypoints.openai_server --model "$MODEL" -tp "$TP" "${{EXTRA[@]}}" --port "$PORT" \\
-    --max-model-len "$MAX_MODEL_LEN" --gpu-memory-utilization {mem}{spec} > server.log 2>&1 &
-"""
-    else:
-        spec = " --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}'" if mtp else ""
-        body = f"""ARGS=(--tensor-parallel-size "$TP" --max-model-len "$MAX_MODEL_LEN" --port "$PORT")
-if [[ "$EP_SIZE" -gt 1 ]]; then
-    ARGS+=(--enable-expert-parallel)
-fi
-if [[ "$DP_ATTENTION" == "true" ]]; then
-    ARGS+=(--data-parallel-size "$TP")
-fi
-export VLLM_USE_V1=1
-vllm serve "$MODEL" "${{ARGS[@]}}" --max-num-batched-tokens "$CHUNK" --gpu-memory-utilization {mem} \\
-    --trust-remote-code{spec} > server.log 2>&1 &
-"""
-    if agentic:
-        client = 'run_agentic_replay_and_write_outputs --duration "${DURATION:-1800}"'
-    else:
-        client = "run_benchmark_serving" + (" --use-chat-template" if mtp else "")
-    return head + body + _TAIL.format(client=client)
-
-
 def multi_script(desc: str, gpu: str, framework: str) -> str:
     return f"""#!/usr/bin/env bash
 # {desc}
@@ -297,14 +176,26 @@ sbatch --parsable --nodes="$NODES" --partition="$SLURM_PARTITION" --account="$SL
 
 
 SINGLE_INPUTS = ("runner", "image", "model", "model-prefix", "precision", "framework", "exp-name", "tp", "ep",
-                 "dp-attn", "conc", "isl", "osl", "max-model-len", "spec-decoding", "scenario-type", "kv-offloading")
+                 "dp-attn", "conc", "isl", "osl", "max-model-len", "spec-decoding", "scenario-type", "kv-offloading",
+                 "kv-offload-backend", "total-cpu-dram-gb", "duration")
+# template inputs a caller may leave out: their defaults (InferenceX: benchmark-tmpl.yml)
+DEFAULTS = {"spec-decoding": "none", "scenario-type": "fixed-seq-len", "kv-offloading": "", "kv-offload-backend": "",
+            "total-cpu-dram-gb": "0", "duration": "3600"}
+FIXED_INPUTS = SINGLE_INPUTS[:15]  # what the fixed-seq-len job passes (scenario and agentic inputs: defaults)
+# the agentic job: the generator's fields, and what it pins for every agentic point
+AGENTIC_INPUTS = ("runner", "image", "model", "model-prefix", "precision", "framework", "exp-name", "tp", "ep",
+                  "dp-attn", "conc", "spec-decoding", "kv-offloading", "total-cpu-dram-gb", "duration")
+AGENTIC_WITH = ("kv-offload-backend: ${{ matrix.config['kv-offload-backend'].name }}", "isl: '0'", "osl: '0'",
+                "max-model-len: '0'", "scenario-type: agentic-coding")
 MULTI_INPUTS = ("runner", "image", "model", "model-prefix", "precision", "framework", "exp-name", "isl", "osl",
                 "conc-list", "spec-decoding", "prefill.num-worker", "prefill.tp", "prefill.ep", "prefill.dp-attn",
                 "decode.num-worker", "decode.tp", "decode.ep", "decode.dp-attn")
 SINGLE_ENV = {"IMAGE": "image", "MODEL": "model", "MODEL_PREFIX": "model-prefix", "PRECISION": "precision",
               "FRAMEWORK": "framework", "TP": "tp", "EP_SIZE": "ep", "DP_ATTENTION": "dp-attn", "CONC": "conc",
               "ISL": "isl", "OSL": "osl", "MAX_MODEL_LEN": "max-model-len", "SPEC_DECODING": "spec-decoding",
-              "EXP_NAME": "exp-name", "KV_OFFLOADING": "kv-offloading"}
+              "EXP_NAME": "exp-name", "SCENARIO_TYPE": "scenario-type", "KV_OFFLOADING": "kv-offloading",
+              "KV_OFFLOAD_BACKEND": "kv-offload-backend", "TOTAL_CPU_DRAM_GB": "total-cpu-dram-gb",
+              "DURATION": "duration"}
 MULTI_ENV = {"IMAGE": "image", "MODEL": "model", "MODEL_PREFIX": "model-prefix", "PRECISION": "precision",
              "FRAMEWORK": "framework", "ISL": "isl", "OSL": "osl", "CONC_LIST": "@conc-list",
              "SPEC_DECODING": "spec-decoding", "EXP_NAME": "exp-name", "PREFILL_NUM_WORKERS": "prefill.num-worker",
@@ -312,6 +203,7 @@ MULTI_ENV = {"IMAGE": "image", "MODEL": "model", "MODEL_PREFIX": "model-prefix",
              "DECODE_NUM_WORKERS": "decode.num-worker", "DECODE_TP": "decode.tp", "DECODE_EP": "decode.ep",
              "DECODE_DP_ATTN": "decode.dp-attn"}
 SUBDIR = "${{ %s == 'agentic-coding' && 'agentic/' || 'fixed_seq_len/' }}"
+RESULT_DIR = "/workspace/results"
 
 
 def _input(name: str) -> str:
@@ -324,12 +216,8 @@ def template(multi: bool) -> str:
              "    inputs:"]
     for n in names:
         kind = "boolean" if n.endswith("dp-attn") else "string"
-        if n == "spec-decoding":
-            lines.append(f"      {n}: {{ required: false, type: string, default: 'none' }}")
-        elif n == "kv-offloading":
-            lines.append(f"      {n}: {{ required: false, type: string, default: '' }}")
-        elif n == "scenario-type":
-            lines.append(f"      {n}: {{ required: false, type: string, default: 'fixed-seq-len' }}")
+        if n in DEFAULTS:
+            lines.append(f"      {n}: {{ required: false, type: string, default: '{DEFAULTS[n]}' }}")
         else:
             lines.append(f"      {_input(n)}: {{ required: true, type: {kind} }}")
     env = MULTI_ENV if multi else SINGLE_ENV
@@ -340,7 +228,7 @@ def template(multi: bool) -> str:
     if multi:
         lines += ["      SCENARIO_SUBDIR: fixed_seq_len/", "      IS_MULTINODE: 'true'"]
     else:
-        lines.append("      SCENARIO_SUBDIR: " + SUBDIR % "inputs.scenario-type")
+        lines += ["      SCENARIO_SUBDIR: " + SUBDIR % "inputs.scenario-type", f"      RESULT_DIR: {RESULT_DIR}"]
     result = ("${{ inputs.exp-name }}_${{ inputs.precision }}_${{ inputs.framework }}"
               + ("_multinode" if multi else "_tp${{ inputs.tp }}_conc${{ inputs.conc }}"))
     lines += ["    steps:", "      - uses: actions/checkout@v4", "      - name: Launch job script", "        env:",
@@ -352,30 +240,31 @@ def template(multi: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _setup(mode: str) -> list[str]:
+def _setup(mode: str, outputs: tuple[str, ...] = ("single-node", "agentic", "multi-node")) -> list[str]:
     gen = "python3 utils/matrix_logic/generate_sweep_configs.py " + mode + " --config-files configs/*-master.yaml"
+    flags = {"single-node": "--single-node --scenario-type fixed-seq-len",
+             "agentic": "--single-node --scenario-type agentic-coding", "multi-node": "--multi-node"}
     return ["jobs:", "  setup:", "    runs-on: ubuntu-latest", "    outputs:",
-            "      single-node: ${{ steps.gen.outputs.single-node }}",
-            "      multi-node: ${{ steps.gen.outputs.multi-node }}", "    steps:", "      - uses: actions/checkout@v4",
-            "      - id: gen", "        run: |",
-            f'          echo "single-node=$({gen} --single-node)" >> "$GITHUB_OUTPUT"',
-            f'          echo "multi-node=$({gen} --multi-node)" >> "$GITHUB_OUTPUT"']
+            *[f"      {o}: ${{{{ steps.gen.outputs.{o} }}}}" for o in outputs],
+            "    steps:", "      - uses: actions/checkout@v4", "      - id: gen", "        run: |",
+            *[f'          echo "{o}=$({gen} {flags[o]})" >> "$GITHUB_OUTPUT"' for o in outputs]]
 
 
-def _call(job: str, output: str, tmpl: str, names: tuple[str, ...]) -> list[str]:
+def _call(job: str, output: str, tmpl: str, names: tuple[str, ...], pinned: tuple[str, ...] = ()) -> list[str]:
     lines = [f"  {job}:", "    needs: setup", f"    if: ${{{{ needs.setup.outputs.{output} != '[]' }}}}",
              "    strategy:", "      fail-fast: false", "      matrix:",
              f"        config: ${{{{ fromJson(needs.setup.outputs.{output}) }}}}",
              f"    uses: ./.github/workflows/{tmpl}", "    secrets: inherit", "    with:"]
     lines += [f"      {_input(n)}: ${{{{ matrix.config.{n} }}}}" for n in names]
-    return lines
+    return lines + [f"      {w}" for w in pinned]
 
 
 def caller(name: str, trigger: list[str], mode: str) -> str:
     lines = [f"name: {name}", "on:", *trigger, "", *_setup(mode),
-             *_call("sweep-single-node", "single-node", "benchmark-tmpl.yml", SINGLE_INPUTS),
+             *_call("sweep-single-node", "single-node", "benchmark-tmpl.yml", FIXED_INPUTS),
+             *_call("sweep-agentic", "agentic", "benchmark-tmpl.yml", AGENTIC_INPUTS, AGENTIC_WITH),
              *_call("sweep-multi-node", "multi-node", "benchmark-multinode-tmpl.yml", MULTI_INPUTS),
-             "  collect:", "    needs: [sweep-single-node, sweep-multi-node]", "    if: always()",
+             "  collect:", "    needs: [sweep-single-node, sweep-agentic, sweep-multi-node]", "    if: always()",
              "    runs-on: ubuntu-latest", "    steps:", "      - uses: actions/checkout@v4",
              "      - uses: actions/download-artifact@v4", "      - run: bash utils/collect_results.sh results/"]
     return "\n".join(lines) + "\n"
@@ -383,12 +272,14 @@ def caller(name: str, trigger: list[str], mode: str) -> str:
 
 def profile_workflow(name: str) -> str:
     """Runs the launcher directly (no template), single-node entries only."""
-    lines = [f"name: {name}", "on:", "  workflow_dispatch:", "", *_setup("full-sweep --max-conc 4")[:-1], "",
+    lines = [f"name: {name}", "on:", "  workflow_dispatch:", "",
+             *_setup("full-sweep --max-conc 4", ("single-node", "agentic")), "",
              "  profile:", "    needs: setup", "    strategy:", "      matrix:",
              "        config: ${{ fromJson(needs.setup.outputs.single-node) }}",
              "    runs-on: ${{ matrix.config.runner }}", "    env:"]
-    lines += [f"      {k}: ${{{{ matrix.config.{v} }}}}" for k, v in SINGLE_ENV.items()]
-    lines += ["      SCENARIO_SUBDIR: " + SUBDIR % "matrix.config.scenario-type",
+    lines += [f"      {k}: ${{{{ matrix.config.{v} }}}}" for k, v in SINGLE_ENV.items() if v != "kv-offload-backend"]
+    lines += ["      KV_OFFLOAD_BACKEND: ${{ matrix.config['kv-offload-backend'].name }}",
+              "      SCENARIO_SUBDIR: " + SUBDIR % "matrix.config.scenario-type", f"      RESULT_DIR: {RESULT_DIR}",
               "    steps:", "      - uses: actions/checkout@v4", "      - name: Launch profiled job", "        env:",
               "          RUNNER_NAME: ${{ runner.name }}",
               "          RESULT_FILENAME: profile_${{ matrix.config.exp-name }}",
