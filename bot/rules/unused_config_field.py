@@ -140,7 +140,7 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
                 how = "dropped" if dropped is not None else "served" if name in parallel.FIELDS else "unread"
                 rows = groups.setdefault((run.entry.name, name, how), _Rows(run, scripts, dropped))
                 rows.points.append(point)
-    for (entry, name, how), rows in groups.items():
+    for (_, name, how), rows in groups.items():
         var = fields[name][0]
         if how == "served":
             yield from _served(facts, rows, name)
@@ -182,7 +182,8 @@ def _finding(rows: _Rows, name: str, var: str, labelled: list[tuple[Point, str]]
         ran = sorted(set(served))
         msg = (f"{entry.name}: {name}: {value}{count}, but the server {shown} starts runs with {name} "
                f"{'/'.join(ran)}: the result is labelled with a configuration that never ran")
-        related = [Related(s, 1, f"what {posixpath.basename(run.launcher)} runs; the server's flags") for s in rows.scripts]
+        related = [Related(s, 1, f"what {posixpath.basename(run.launcher)} runs; the server's flags")
+                   for s in rows.scripts]
     else:
         msg = (f"{entry.name}: {name}: {value}{count} reaches the benchmark as {var}, but {shown} never reads "
                f"{var}: the result is labelled {name} {value}, but the script decides on its own")

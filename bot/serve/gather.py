@@ -31,7 +31,8 @@ SERVE_ENV = {"EVAL_ONLY": "false"}
 # Helper functions (benchmark_lib.sh) that run the benchmark client: fixed-length (its arguments
 # are the client's) and agentic (it runs the command ``build_replay_cmd`` left in REPLAY_CMD,
 # ``$AIPERF_CLI profile ...``: the client is that command, as the variable holds it at the call).
-CLIENT_FUNCTIONS: Mapping[str, str] = {"run_benchmark_serving": "", "run_agentic_replay_and_write_outputs": "REPLAY_CMD"}
+CLIENT_FUNCTIONS: Mapping[str, str] = {"run_benchmark_serving": "",
+                                       "run_agentic_replay_and_write_outputs": "REPLAY_CMD"}
 
 
 @dataclass(frozen=True)

@@ -128,7 +128,9 @@ class Serving(Core):
         if len(hit) == 3:  # the command is what a variable holds: ``$REPLAY_CMD`` at this call
             var = st.vars.get(hit[2])
             held = fields(var.value) if var is not None else []
-            argv, lines, start = [argv[0], *held], [lines[0], *([cmd.pos.line] * len(held))], 1
+            # the client's arguments start after its program and subcommand (``aiperf profile``)
+            lead = next((i for i, v in enumerate(held) if (known(v) or "").startswith("-")), len(held))
+            argv, lines, start = [argv[0], *held], [lines[0], *([cmd.pos.line] * len(held))], 1 + lead
         env, dropped, plain_vars = self._changes(st)
         for a in cmd.assigns:
             env[a.name] = self.expand(a.value, st) if a.value is not None else lit("")
@@ -138,6 +140,14 @@ class Serving(Core):
                        Loc(st.file, cmd.pos.line, cmd.pos.col), dropped)
         st.emit(event)
         self._sunk.append(event)
+        # What the command starts with may hold any value of the path (a file a here-document
+        # wrote with $CONC, a variable the command reads, an array built up by X+=(...)): every
+        # input the path took in decides the recorded command, so an evaluation is reused only
+        # for an env that agrees on all of them (``Result.relevant``).
+        for name, var in st.vars.items():
+            self.relevant.update(var.deps)
+            if name in self._inputs:
+                self.relevant.add(name)
         if kind != "client" and self.opt.after_sink_steps and self._stop_at is None:
             self._stop_at = self.budget.steps + self.opt.after_sink_steps
         if kind in self.opt.stop_after:

@@ -77,7 +77,7 @@ def test_the_agentic_client_is_the_command_the_replay_helper_runs(tmp_path: Path
                       'build_replay_cmd /workspace/results\nrun_agentic_replay_and_write_outputs /workspace/results\n')
     for c in commands(repo, GPTOSS):
         client = c["client"]
-        assert client["argv"][:2] == ["/opt/aiperf/bin/aiperf", "profile"]
+        assert client["argv"][:2] == ["--scenario", "agentx"] and client["unknown"] == []  # after `aiperf profile`
         assert client["argv"][-4:] == ["--output-artifact-dir", "/workspace/results/artifacts", "--public-dataset",
                                        "traces"]
         assert client["args"]["model"] == c["model"] and client["args"]["concurrency"] == 4
