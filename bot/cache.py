@@ -7,8 +7,14 @@ Where: ``$BENCHBOT_CACHE_DIR`` when set, else the platform's user cache director
 
 Entries are written to a temporary file in the same folder and renamed into place, so
 concurrent processes never see half an entry (the last writer of a key wins; both wrote
-the same bytes). Each entry starts with a header holding the SHA-256 of its payload: a
-damaged entry is a miss (and removed), never wrong data. The folder is kept under
+the same bytes). The folder is input like any other: who may have written it decides what
+is read (``bot.cachetrust``). Each entry starts with a header holding an HMAC of its kind,
+key and payload under a key from ``BENCHBOT_CACHE_KEY`` (required in CI: without it the
+folder is neither read nor written there), or, on a developer's own folder without a key, a
+SHA-256 of the same. An entry that does not verify is a miss (and removed), never data, and
+so is anything that is not a regular file (a link is not followed, a FIFO not waited on) or is
+larger than ``MAX_ENTRY_BYTES``; what verifies is decoded as JSON within budgets
+(``bot.cachejson``), never executed. The folder is kept under
 ``MAX_BYTES``: a process's first write walks the folder for its size, later writes add
 their bytes to that figure, and the folder is walked again (pruned) only when the figure
 passes ``MAX_BYTES`` (a cold lint of a large repo writes thousands of entries: a walk every
@@ -18,9 +24,7 @@ the processes running at once write between two walks. A cache that cannot be
 written (read-only home, full disk) is silently a cache that misses: the lint never fails
 because of it.
 
-What is cached (callers own their keys, which must cover every input):
-- ``schema``: the validator code fastjsonschema generates for one of our schemas
-  (``bot.repo.schema``), keyed by the schema text and fastjsonschema's version.
+What is cached (callers own their keys, which must cover every input), all of it data:
 - ``eval``: launcher evaluations (``bot.repo.evalcache``); ``syntax`` and ``needs``: a
   script's syntax check and the variables it needs, by its text (``bot.repo.parsed``);
   ``recipe``: a recipe's containers (``bot.repo.recipefile``); ``envs``: the envs the
@@ -33,16 +37,22 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import tempfile
 import threading
 from functools import lru_cache
 from importlib.resources import files as resource_files
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
+from bot import cachejson, cachetrust
+
 MAX_BYTES = 256 * 1024 * 1024
-_MAGIC = b"benchbot-cache 1 "
+MAX_ENTRY_BYTES = 64 * 1024 * 1024  # a file larger than any entry benchbot writes is not read
+# a planted link or FIFO: refused, never followed or waited on
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _KEY = re.compile(r"[0-9a-f]{16,128}\Z")
 _KINDS = re.compile(r"[a-z][a-z0-9-]{0,31}\Z")
 _disabled = False
@@ -95,22 +105,37 @@ def key(*parts: str | bytes) -> str:
     return h.hexdigest()
 
 
-def _path(kind: str, k: str) -> Path:
+def _path(kind: str, k: str, base: Path | None = None) -> Path:
     if not _KINDS.match(kind) or not _KEY.match(k):
         raise ValueError(f"bad cache key {kind}/{k}")
-    return root() / kind / k[:2] / k
+    return (root() if base is None else base) / kind / k[:2] / k
+
+
+def persistent() -> bool:
+    """Whether this process reads and writes the cache folder (on, and trusted: see
+    ``bot.cachetrust``). Off, each process still shares its own work in memory."""
+    return enabled() and _trusted(cachetrust.current(), root())
+
+
+def _trusted(trust: cachetrust.Trust, base: Path) -> bool:
+    """Whether ``trust`` allows using the folder ``base``."""
+    return trust.usable and (trust.sealed or cachetrust.folder_is_private(base))
 
 
 def get(kind: str, k: str) -> bytes | None:
+    """The payload kept under ``kind``/``k``, when it verifies (see the module's docstring)."""
     if not enabled():
         return None
-    path = _path(kind, k)
-    try:
-        data = path.read_bytes()
-    except OSError:
+    base = root()
+    path = _path(kind, k, base)
+    trust = cachetrust.current()
+    if not _trusted(trust, base):
+        return None
+    data = _read(path)
+    if data is None:
         return None
     head, sep, payload = data.partition(b"\n")
-    if not sep or not head.startswith(_MAGIC) or head[len(_MAGIC):] != hashlib.sha256(payload).hexdigest().encode():
+    if not sep or not cachetrust.verify(trust, kind, k, head, payload):
         try:
             path.unlink()
         except OSError:
@@ -123,14 +148,61 @@ def get(kind: str, k: str) -> bytes | None:
     return payload
 
 
+def get_json(kind: str, k: str, max_bytes: int = cachejson.MAX_BYTES, max_depth: int = cachejson.MAX_DEPTH) -> Any:
+    """The JSON value kept under ``kind``/``k`` (``bot.cachejson``'s budgets); None on a miss.
+    A value that is refused is a miss too: the caller checks the shape it relies on."""
+    payload = get(kind, k)
+    if payload is None:
+        return None
+    try:
+        return cachejson.loads(payload, max_bytes=max_bytes, max_depth=max_depth)
+    except cachejson.Refused:
+        return None
+
+
+def _read(path: Path) -> bytes | None:
+    """The bytes of a regular file of at most ``MAX_ENTRY_BYTES``; None for anything else
+    (missing, a link, a FIFO, a folder, too large)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY_BYTES:
+            return None
+        chunks = []
+        left = st.st_size + 1  # one byte more than it says: a file that grew meanwhile then fails to verify
+        while left > 0:
+            chunk = os.read(fd, left)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        return data if len(data) <= MAX_ENTRY_BYTES else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def put(kind: str, k: str, payload: bytes) -> None:
     if not enabled():
         return
-    path = _path(kind, k)
-    data = _MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+    base = root()
+    path = _path(kind, k, base)
+    trust = cachetrust.current()
+    if not _trusted(trust, base):
+        return
+    data = cachetrust.seal(trust, kind, k, payload) + b"\n" + payload
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        except FileNotFoundError:  # the first entry of its folder: make it (the cache's own 0700)
+            base.mkdir(mode=0o700, parents=True, exist_ok=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
@@ -143,7 +215,6 @@ def put(kind: str, k: str, payload: bytes) -> None:
             raise
     except OSError:
         return
-    base = root()
     with _lock:
         now = _known.get(base)
         due = now is None or now + len(data) > MAX_BYTES

@@ -29,8 +29,10 @@ facts: ``LintResult.facts`` gathers them when a caller asks (the head's change r
 reads a base's entries, suppressions and tree without parsing or evaluating anything.
 
 The entry is xz-compressed JSON (a fix holds whole files, each text stored once), decoded
-field by field with a bound on its size: a damaged or hostile file is a miss, never
-findings (``bot.cache`` already drops one whose checksum fails).
+field by field (``bot.cachejson``: bounded in size and depth, every field's type checked): a
+damaged or hostile file is a miss, never findings. An entry decides what the gate reports,
+so where the folder may hold what someone else wrote (CI) it is read only when sealed with
+the key of ``BENCHBOT_CACHE_KEY`` (``bot.cachetrust``), like every other entry.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from bot import cache
+from bot.cachejson import Refused, array, boolean, integer, obj, string
+from bot.cachejson import loads as json_loads
 from bot.findings import Edit, Finding, Fix, Related, Severity
 
 if TYPE_CHECKING:
@@ -76,7 +80,7 @@ def _canon(obj: object) -> Any:
 def key_of(tree: Tree, conf: Config) -> str | None:
     """The key of this lint, or None when it is not to be cached (cache off, a tree kind
     without a content key)."""
-    if not cache.enabled():
+    if not cache.persistent():
         return None
     content = tree.content_key()
     if content is None:
@@ -106,37 +110,32 @@ def _enc_finding(f: Finding, text: dict[str, int]) -> list[Any]:
             [[r.path, r.line, r.note, r.rule, r.key] for r in f.related], list(f.entries), fix, f.key]
 
 
-def _str(v: Any) -> str:
-    if not isinstance(v, str):
-        raise ValueError("not a string")
-    return v
-
-
-def _int(v: Any) -> int:
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise ValueError("not an integer")
-    return v
-
-
 def _text(texts: list[str], index: Any) -> str:
-    i = _int(index)
+    i = integer(index)
     if not 0 <= i < len(texts):
-        raise ValueError("no such text")
+        raise Refused("no such text")
     return texts[i]
 
 
+def _dec_related(raw: Any) -> Related:
+    path, line, note, rule, key = array(raw, 5)
+    return Related(string(path), integer(line), string(note), string(rule), string(key))
+
+
+def _dec_edit(raw: Any, texts: list[str]) -> Edit:
+    path, old, new = array(raw, 3)
+    return Edit(string(path), _text(texts, old), _text(texts, new))
+
+
 def _dec_finding(raw: Any, texts: list[str]) -> Finding:
-    rule, code, sev, path, line, column, message, related, entries, fix, key = raw
+    rule, code, sev, path, line, column, message, related, entries, fix, key = array(raw, 11)
     dfix = None
     if fix is not None:
-        desc, given, safe, edits = fix
-        if not isinstance(safe, bool):
-            raise ValueError("not a boolean")
-        dfix = Fix(_str(desc), _str(given), safe,
-                   tuple(Edit(_str(p), _text(texts, o), _text(texts, n)) for p, o, n in edits))
-    return Finding(_str(rule), _str(code), Severity(_int(sev)), _str(path), _int(line), _int(column), _str(message),
-                   tuple(Related(_str(p), _int(ln), _str(note), _str(r), _str(k)) for p, ln, note, r, k in related),
-                   tuple(_str(e) for e in entries), dfix, _str(key))
+        desc, given, safe, edits = array(fix, 4)
+        dfix = Fix(string(desc), string(given), boolean(safe), tuple(_dec_edit(e, texts) for e in array(edits)))
+    return Finding(string(rule), string(code), Severity(integer(sev)), string(path), integer(line), integer(column),
+                   string(message), tuple(_dec_related(r) for r in array(related)),
+                   tuple(string(e) for e in array(entries)), dfix, string(key))
 
 
 def _enc_coverage(c: Coverage | None) -> list[Any] | None:
@@ -151,9 +150,13 @@ def _dec_coverage(raw: Any) -> Coverage | None:
 
     if raw is None:
         return None
-    analysed, handed, rejected, unknown, checked, missing, external = raw
-    return Coverage(_int(analysed), tuple((_str(t), _int(n)) for t, n in handed), _int(rejected), _int(unknown),
-                    _int(checked), _int(missing), tuple((_str(t), _int(n)) for t, n in external))
+    analysed, handed, rejected, unknown, checked, missing, external = array(raw, 7)
+    return Coverage(integer(analysed), _pairs(handed), integer(rejected), integer(unknown), integer(checked),
+                    integer(missing), _pairs(external))
+
+
+def _pairs(raw: Any) -> tuple[tuple[str, int], ...]:
+    return tuple((string(t), integer(n)) for t, n in (array(p, 2) for p in array(raw)))
 
 
 def store(key: str, findings: list[Finding], counts: tuple[int, int, int, int], coverage: Coverage | None) -> None:
@@ -176,10 +179,10 @@ def load(key: str) -> tuple[list[Finding], tuple[int, int, int, int], Coverage |
         raw = unpack.decompress(data, max_length=MAX_DECODED)
         if not unpack.eof:  # more than any lint keeps, or cut short
             return None
-        got = json.loads(raw)
-        texts = [_str(t) for t in got["texts"]]
-        findings = [_dec_finding(f, texts) for f in got["findings"]]
-        files, entries, launchers, scripts = (_int(n) for n in got["counts"])
+        got = obj(json_loads(raw, max_bytes=MAX_DECODED))
+        texts = [string(t) for t in array(got["texts"])]
+        findings = [_dec_finding(f, texts) for f in array(got["findings"])]
+        files, entries, launchers, scripts = (integer(n) for n in array(got["counts"], 4))
         return findings, (files, entries, launchers, scripts), _dec_coverage(got["coverage"])
-    except (ValueError, TypeError, KeyError, lzma.LZMAError, RecursionError):
+    except (ValueError, TypeError, KeyError, lzma.LZMAError):  # Refused is a ValueError
         return None

@@ -1,5 +1,7 @@
-"""``bot.cache``: entries by key, verified on read, atomic, bounded, off with --no-cache;
-and its first user, the fast schema validator."""
+"""``bot.cache``: entries by key, verified on read (sealed with BENCHBOT_CACHE_KEY where the
+folder may hold what others wrote, ``bot.cachetrust``), read within budgets
+(``bot.cachejson``), atomic, bounded, off with --no-cache. The fast schema validator, which
+was kept here, is shipped with the package now (tests/repo/test_schema.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from bot import cache
-from bot.repo import schema
 from bot.shell import ir
+from tests.conftest import FIXTURES, ROOT, copy_repo
 
 
 @pytest.fixture
@@ -114,30 +116,6 @@ def test_concurrent_writers_leave_one_whole_entry(where: Path) -> None:
     assert [p.name for p in where.rglob("*") if p.is_file()] == [k]  # no temp file left
 
 
-# ------------------------------------------------------------------ the fast validator
-
-
-def test_fast_validator_code_is_cached_and_reused(where: Path) -> None:
-    schema._fast.cache_clear()
-    first = schema._fast("runners.schema.json")
-    assert first is not None and cache.size()[0] == 1
-    schema._fast.cache_clear()
-    entry = next(p for p in where.rglob("*") if p.is_file())
-    before = entry.stat().st_mtime_ns
-    again = schema._fast("runners.schema.json")
-    assert again is not None and cache.size()[0] == 1 and entry.stat().st_mtime_ns >= before
-    schema._fast.cache_clear()
-
-
-def test_our_schemas_read_alike_by_both_validators() -> None:
-    for name in ("master-config.schema.json", "runners.schema.json", "benchbot.schema.json"):
-        assert schema.fast_safe(schema.load_schema(name)), name
-    assert not schema.fast_safe({"$ref": "#/$defs/x", "required": ["a"]})  # draft-07 ignores the sibling
-    assert not schema.fast_safe({"properties": {"a": {"prefixItems": [{}]}}})  # a keyword it does not know
-    assert schema.fast_safe({"properties": {"pattern": {"type": "string"}}})  # a property named like a keyword
-    assert json.dumps(schema.load_schema("runners.schema.json"))  # plain JSON
-
-
 def test_cli_cache_info_clear_and_no_cache(where: Path, seed_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from bot.cli import main
 
@@ -208,3 +186,169 @@ def test_the_code_hash_covers_the_schemas_where_an_editable_install_keeps_them(
         assert cache.code_hash() != before
     finally:
         cache.code_hash.cache_clear()
+
+
+# ------------------------------------------------------------------ whom the folder is trusted by
+
+KEY = "k" * 40  # BENCHBOT_CACHE_KEY in these tests (at least cachetrust.MIN_KEY_CHARS)
+
+
+def _entry(where: Path, kind: str, k: str) -> Path:
+    return where / kind / k[:2] / k
+
+
+def test_with_a_key_entries_are_sealed_and_only_sealed_ones_read(where: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    k = cache.key("sealed")
+    cache.put("t", k, b"checksummed only")  # no key: a developer's entry
+    monkeypatch.setenv("BENCHBOT_CACHE_KEY", KEY)
+    assert cache.get("t", k) is None and not _entry(where, "t", k).exists()  # unsealed: refused, removed
+    cache.put("t", k, b"sealed")
+    assert _entry(where, "t", k).read_bytes().startswith(b"benchbot-cache 2 hmac ")
+    assert KEY.encode() not in _entry(where, "t", k).read_bytes()
+    assert cache.get("t", k) == b"sealed"
+    monkeypatch.setenv("BENCHBOT_CACHE_KEY", "another key, also long enough to be used")
+    assert cache.get("t", k) is None  # sealed with another key: refused
+
+
+def test_a_sealed_entry_moved_to_another_key_is_a_miss(where: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The MAC binds the kind and the key: a genuine entry (the findings of a clean tree)
+    copied under another key (a tree with findings) is refused."""
+    monkeypatch.setenv("BENCHBOT_CACHE_KEY", KEY)
+    clean, dirty = cache.key("clean tree"), cache.key("dirty tree")
+    cache.put("lint", clean, b"no findings")
+    for kind, k in (("lint", dirty), ("eval", clean)):
+        _entry(where, kind, k).parent.mkdir(parents=True, exist_ok=True)
+        _entry(where, kind, k).write_bytes(_entry(where, "lint", clean).read_bytes())
+        assert cache.get(kind, k) is None
+    assert cache.get("lint", clean) == b"no findings"
+
+
+@pytest.mark.parametrize("name, value", [("CI", "true"), ("CI", "1"), ("GITHUB_ACTIONS", "true")])
+def test_in_ci_without_a_key_the_folder_is_neither_read_nor_written(where: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    name: str, value: str) -> None:
+    k = cache.key("ci")
+    cache.put("t", k, b"planted")  # what a pull request's code could have saved
+    monkeypatch.setenv(name, value)
+    assert cache.get("t", k) is None and not cache.persistent()
+    assert _entry(where, "t", k).exists()  # not read at all (nor removed)
+    cache.put("t", cache.key("ci", "new"), b"x")
+    assert cache.size()[0] == 1
+    monkeypatch.setenv("BENCHBOT_CACHE_KEY", "too short")  # not a key: as if none
+    assert cache.get("t", k) is None and not cache.persistent()
+    monkeypatch.setenv("BENCHBOT_CACHE_KEY", KEY)
+    assert cache.persistent() and cache.get("t", k) is None  # a key: only sealed entries
+    cache.put("t", k, b"sealed")
+    assert cache.get("t", k) == b"sealed"
+
+
+def test_ci_false_is_not_ci(where: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    k = cache.key("not ci")
+    cache.put("t", k, b"1")
+    for value in ("", "0", "false", "False", "no"):
+        monkeypatch.setenv("CI", value)
+        assert cache.get("t", k) == b"1", value
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX owners and modes")
+def test_a_folder_other_users_can_write_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a key, a developer's folder is trusted like the user's own files: not when
+    another user can write it (a world-writable folder, one in /tmp, another user's)."""
+    from bot import cachetrust
+
+    for mode, used in ((0o777, False), (0o1777, False), (0o755, True), (0o700, True)):
+        folder = tmp_path / f"c{mode:o}"
+        monkeypatch.setenv("BENCHBOT_CACHE_DIR", str(folder))
+        k = cache.key("mode")
+        cache.put("t", k, b"1")  # makes the folder 0700
+        assert folder.stat().st_mode & 0o777 == 0o700
+        folder.chmod(mode)
+        cachetrust._folders.clear()
+        assert (cache.get("t", k) == b"1") is used and cache.persistent() is used, oct(mode)
+    if os.geteuid() == 0:  # root can hand the folder to another user
+        os.chown(folder, 65534, 65534)
+        cachetrust._folders.clear()
+        assert cache.get("t", k) is None
+    cachetrust._folders.clear()
+
+
+def test_a_planted_fifo_link_or_oversized_file_is_a_miss(where: Path, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never waited on, never followed, never read whole: each is a miss at once."""
+    k = cache.key("planted")
+    cache.put("t", k, b"genuine")
+    entry = _entry(where, "t", k)
+    genuine = entry.read_bytes()
+    entry.unlink()
+    os.mkfifo(entry)
+    assert cache.get("t", k) is None  # a FIFO: not opened for a writer that never comes
+    entry.unlink()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_bytes(genuine)
+    entry.symlink_to(elsewhere)
+    assert cache.get("t", k) is None and elsewhere.exists()
+    entry.unlink()
+    entry.write_bytes(genuine)
+    assert cache.get("t", k) == b"genuine"
+    monkeypatch.setattr(cache, "MAX_ENTRY_BYTES", len(genuine) - 1)
+    assert cache.get("t", k) is None
+
+
+def test_get_json_refuses_what_is_over_its_budgets(where: Path) -> None:
+    k = cache.key("json")
+    for payload in (b"[" * 100_000 + b"]" * 100_000, b'{"a": 1', b"\xff", b'"' + b"x" * 1000 + b'"'):
+        cache.put("t", k, payload)
+        assert cache.get_json("t", k, max_bytes=500) is None
+    cache.put("t", k, b'[[["ok"]]]')
+    assert cache.get_json("t", k) == [[["ok"]]] and cache.get_json("t", k, max_depth=2) is None
+
+
+def _lint_json(repo: Path, where: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "BENCHBOT_CACHE_DIR": str(where)}
+    env.pop("BENCHBOT_NO_CACHE", None)
+    return subprocess.run([sys.executable, "-m", "bot", "lint", str(repo), "--format", "json"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("fixture, kind", [("workflow-env", "syntax"), ("workflow-env", "needs"),
+                                           ("workflow-env", "eval"), ("workflow-env", "envs"),
+                                           ("multinode-recipes", "recipe")])
+def test_a_deeply_nested_entry_is_a_miss_not_an_internal_error(fixture: str, kind: str, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every entry of a kind replaced by 100,000 nested arrays (with a valid checksum: only
+    the decoding can refuse it): ``python -m bot lint`` computes them again and reports what
+    it reported before, never exit 3."""
+    import shutil
+
+    repo = copy_repo(FIXTURES / fixture, tmp_path / "r")
+    where = tmp_path / "c"
+    truth = _lint_json(repo, where)
+    assert truth.returncode in (0, 1), truth.stderr
+    shutil.rmtree(where / "lint")  # the whole-lint entry would answer before any of these is read
+    keys = [p.name for p in (where / kind).rglob("*") if p.is_file() and not p.name.startswith(".")]
+    assert keys
+    monkeypatch.setenv("BENCHBOT_CACHE_DIR", str(where))
+    for k in keys:
+        cache.put(kind, k, b"[" * 100_000 + b"]" * 100_000)
+    again = _lint_json(repo, where)
+    assert again.returncode == truth.returncode, again.stderr[-2000:]
+    assert json.loads(again.stdout)["findings"] == json.loads(truth.stdout)["findings"]
+
+
+def test_cache_info_says_whom_the_folder_is_trusted_by(where: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.cli import main
+
+    assert main(["cache", "info"]) == 0
+    out = capsys.readouterr()
+    assert "(on)" in out.out and "trust: entries checksummed (SHA-256)" in out.out and out.err == ""
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setenv("BENCHBOT_CACHE_KEY", "tiny-key-xyz")
+    assert main(["cache", "info"]) == 0
+    out = capsys.readouterr()
+    assert "(not used)" in out.out and "CI without BENCHBOT_CACHE_KEY" in out.out
+    assert "BENCHBOT_CACHE_KEY is shorter than 32 characters" in out.err and "tiny-key-xyz" not in out.out + out.err
+    monkeypatch.setenv("BENCHBOT_CACHE_KEY", KEY)
+    assert main(["cache", "info"]) == 0
+    out = capsys.readouterr()
+    assert "(on)" in out.out and "sealed and verified with BENCHBOT_CACHE_KEY" in out.out
+    assert KEY not in out.out + out.err

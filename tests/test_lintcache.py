@@ -284,3 +284,52 @@ def test_a_kept_base_is_read_not_evaluated(tmp_path: Path, fresh: Path, monkeypa
         out.pop("stats")
     assert outs[0] == outs[1]
     assert {f["rule"] for f in outs[0]["findings"]} >= {"changelog-missing"}
+
+
+# ------------------------------------------------------------------ forged entries where the folder is shared (CI)
+
+CACHE_KEY = "a-long-secret-only-the-trusted-workflows-hold-0123456789"
+
+
+def _cli(repo: Path, where: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    full = {k: v for k, v in os.environ.items() if k not in ("BENCHBOT_NO_CACHE", "BENCHBOT_CACHE_KEY")}
+    full.update(BENCHBOT_CACHE_DIR=str(where), **env)
+    return subprocess.run([sys.executable, "-m", "bot", "lint", str(repo), "--format", "json", *args], cwd=ROOT,
+                          env=full, capture_output=True, text=True, timeout=120)
+
+
+def _forge_no_findings(repo: Path) -> None:
+    """What anyone who can write the folder can do: "0 findings" under the tree's (public) key."""
+    key = _key(repo)
+    assert key is not None
+    lintcache.store(key, [], (0, 0, 0, 0), None)
+
+
+@pytest.mark.parametrize("forger_key", ["", "the-forger-guessed-a-key-of-the-right-length-0123"],
+                         ids=["unsealed", "sealed-with-another-key"])
+def test_a_forged_entry_in_ci_is_ignored_and_the_findings_reported(forger_key: str, seed_repo: Path, fresh: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    truth = _cli(seed_repo, fresh.parent / "truth", "--no-cache")
+    assert truth.returncode == 1 and json.loads(truth.stdout)["findings"]
+    if forger_key:
+        monkeypatch.setenv("BENCHBOT_CACHE_KEY", forger_key)
+    _forge_no_findings(seed_repo)
+    for env in ({"CI": "true"}, {"GITHUB_ACTIONS": "true", "BENCHBOT_CACHE_KEY": CACHE_KEY}):
+        proc = _cli(seed_repo, fresh, "--timings", **env)
+        assert proc.returncode == 1, (env, proc.stdout[:500], proc.stderr[-2000:])
+        assert "cached:" not in proc.stderr
+        assert json.loads(proc.stdout)["findings"] == json.loads(truth.stdout)["findings"]
+
+
+def test_with_the_key_a_genuine_entry_is_a_hit(seed_repo: Path, fresh: Path) -> None:
+    env = {"CI": "true", "BENCHBOT_CACHE_KEY": CACHE_KEY}
+    cold = _cli(seed_repo, fresh, "--timings", **env)
+    assert cold.returncode == 1 and "cached:" not in cold.stderr, cold.stderr
+    warm = _cli(seed_repo, fresh, "--timings", **env)
+    assert warm.returncode == 1 and "cached:" in warm.stderr and "resolve:" not in warm.stderr, warm.stderr
+    assert json.loads(warm.stdout)["findings"] == json.loads(cold.stdout)["findings"]
+    assert CACHE_KEY.encode() not in b"".join(p.read_bytes() for p in fresh.rglob("*") if p.is_file())
+    # the sealed entry means nothing without the key (CI) or to a developer's run (no key)
+    for other in ({"CI": "true"}, {}):
+        proc = _cli(seed_repo, fresh, "--timings", **other)
+        assert proc.returncode == 1 and "cached:" not in proc.stderr, (other, proc.stderr)

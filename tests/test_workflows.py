@@ -284,31 +284,86 @@ def review_workflow_problems(workflow: dict[Any, Any]) -> list[str]:
 
 
 CACHE_DIR = "${{ runner.temp }}/benchbot-cache"
+CACHE_KEY = "${{ secrets.BENCHBOT_CACHE_KEY }}"
+KEY_PRESENT = "${{ steps.key.outputs.present == 'true' }}"
 
 
 def cache_use_problems(steps: list[dict[str, Any]], save: bool) -> list[str]:
-    """benchbot's persistent cache in a job: restored (``actions/cache/restore``) before the
-    benchbot step, which reads it through BENCHBOT_CACHE_DIR; saved after it only when ``save``
-    (the default branch's push workflow), never by the combined ``actions/cache`` (which saves
-    at the end of any run, a pull request's included)."""
+    """benchbot's persistent cache in a job. The review (``save`` false) restores it with
+    ``actions/cache/restore`` (by its exact key: no ``restore-keys``, which would take the newest
+    cache of a prefix, whoever saved it) before the benchbot step, which reads it through
+    BENCHBOT_CACHE_DIR, and never saves one. The default branch's push workflow (``save``) starts
+    from an empty folder (it never unpacks a cache someone else may have saved in the job that
+    holds the key) and saves after benchbot. Never the combined ``actions/cache`` (which saves at
+    the end of any run, a pull request's included). Both hand benchbot the secret
+    BENCHBOT_CACHE_KEY, and restore or save only when a step found it (a fork's pull request has
+    no secrets)."""
     problems = []
     uses = [str(s.get("uses", "")).split("@")[0] for s in steps]
     if "actions/cache" in uses:
         problems.append("actions/cache saves at the end of the job: use actions/cache/restore (and /save)")
-    if "actions/cache/restore" not in uses or "benchbot/benchbot" not in uses:
-        return problems + ["no actions/cache/restore step before benchbot"]
-    restore, bot = uses.index("actions/cache/restore"), uses.index("benchbot/benchbot")
-    if restore > bot:
-        problems.append("the cache is restored after benchbot ran")
-    if (steps[restore].get("with") or {}).get("path") != CACHE_DIR:
-        problems.append(f"restore path is not {CACHE_DIR}")
-    if (steps[bot].get("env") or {}).get("BENCHBOT_CACHE_DIR") != CACHE_DIR:
-        problems.append("the benchbot step does not read the restored cache (env BENCHBOT_CACHE_DIR)")
+    if "benchbot/benchbot" not in uses:
+        return problems + ["no benchbot step"]
+    bot = uses.index("benchbot/benchbot")
+    env = steps[bot].get("env") or {}
+    if env.get("BENCHBOT_CACHE_DIR") != CACHE_DIR:
+        problems.append("the benchbot step does not use the cache folder (env BENCHBOT_CACHE_DIR)")
+    if env.get("BENCHBOT_CACHE_KEY") != CACHE_KEY:
+        problems.append(f"the benchbot step does not get BENCHBOT_CACHE_KEY: {CACHE_KEY}")
+    restores = [i for i, u in enumerate(uses) if u == "actions/cache/restore"]
     saves = [i for i, u in enumerate(uses) if u == "actions/cache/save"]
-    if not save and saves:
-        problems.append("a pull request run saves the cache (only the default branch's push may)")
-    if save and (not saves or saves[0] < bot or (steps[saves[0]].get("with") or {}).get("path") != CACHE_DIR):
-        problems.append(f"no actions/cache/save of {CACHE_DIR} after benchbot")
+    if save:
+        if restores:
+            problems.append("the job that saves the cache restores one (it must start empty)")
+        if not saves or saves[0] < bot or (steps[saves[0]].get("with") or {}).get("path") != CACHE_DIR:
+            problems.append(f"no actions/cache/save of {CACHE_DIR} after benchbot")
+    else:
+        if saves:
+            problems.append("a pull request run saves the cache (only the default branch's push may)")
+        if not restores:
+            return problems + ["no actions/cache/restore step before benchbot"]
+        if restores[0] > bot:
+            problems.append("the cache is restored after benchbot ran")
+        options = steps[restores[0]].get("with") or {}
+        if options.get("path") != CACHE_DIR:
+            problems.append(f"restore path is not {CACHE_DIR}")
+        if "restore-keys" in options:
+            problems.append("restore-keys: a prefix match takes the newest cache of the prefix, whoever saved it")
+        if options.get("key") != "benchbot-cache-${{ runner.os }}-${{ github.event.pull_request.base.sha }}":
+            problems.append(f"restore key {options.get('key')!r}, want the base commit's")
+    for i in restores + saves:
+        if steps[i].get("if") != KEY_PRESENT:
+            problems.append(f"{uses[i]} does not depend on the key's presence (if: {KEY_PRESENT})")
+    check = next((s for s in steps if s.get("id") == "key"), {})
+    if (check.get("env") or {}).get("BENCHBOT_CACHE_KEY") != CACHE_KEY or "present=true" not in str(check.get("run")):
+        problems.append("no step `key` telling whether BENCHBOT_CACHE_KEY is there (output present)")
+    return problems
+
+
+def secret_problems(workflow: dict[Any, Any], allowed: set[str]) -> list[str]:
+    """Which jobs may see the cache secret: ``allowed`` only; no job sees any other secret."""
+    problems = []
+    for job_id, job in (workflow.get("jobs") or {}).items():
+        text = json.dumps(job)
+        names = set(re.findall(r"secrets\.([A-Za-z_][A-Za-z0-9_]*)", text))
+        if names - {"BENCHBOT_CACHE_KEY"}:
+            problems.append(f"jobs.{job_id} reads secrets {sorted(names - {'BENCHBOT_CACHE_KEY'})}")
+        if "BENCHBOT_CACHE_KEY" in text and job_id not in allowed:
+            problems.append(f"jobs.{job_id} gets BENCHBOT_CACHE_KEY (only the cache and review jobs may)")
+    if "secrets: inherit" in json.dumps(workflow) or "${{ secrets }}" in json.dumps(workflow):
+        problems.append("all secrets handed on")
+    return problems
+
+
+def no_cache_problems(workflow: dict[Any, Any]) -> list[str]:
+    """A workflow that runs pull-request code: no step touches benchbot's cache or any Actions cache."""
+    problems = []
+    for where, step in _steps(workflow):
+        action = str(step.get("uses", "")).split("@")[0]
+        if action.startswith("actions/cache"):
+            problems.append(f"{where}: {action} (the job runs the pull request's code)")
+        if "BENCHBOT_CACHE" in json.dumps(step):
+            problems.append(f"{where}: names benchbot's cache")
     return problems
 
 
@@ -490,7 +545,7 @@ def bench_workflow_problems(workflow: dict[Any, Any]) -> list[str]:
                 "RUNNER_LABEL": VALIDATED % "runner"}
     if len(runs) != 1 or {k: (runs[0].get("env") or {}).get(k) for k in want_env} != want_env:
         problems.append(f"no `bash runners/entrypoint.sh` step with env {want_env}")
-    return problems
+    return problems + no_cache_problems(workflow) + secret_problems(workflow, set())
 
 
 def version_comment_problems(path: Path) -> list[str]:
@@ -558,6 +613,47 @@ def test_cache_workflow_structure() -> None:
     assert cache_workflow_problems(load(CACHE)) == []
 
 
+@pytest.mark.parametrize("path", WORKFLOWS, ids=_ids(WORKFLOWS))
+def test_only_the_cache_and_review_jobs_get_the_cache_key(path: Path) -> None:
+    allowed = {CACHE: {"warm"}, REVIEW: {"review"}}.get(path, set())
+    assert secret_problems(load(path), allowed) == []
+
+
+def test_the_bench_workflow_has_no_cache_and_no_secret() -> None:
+    """The bench workflow runs the pull request's code: it neither restores nor saves any cache
+    and sees no secret, and its header says why."""
+    workflow = load(BENCH)
+    assert no_cache_problems(workflow) == [] and secret_problems(workflow, set()) == []
+    text = BENCH.read_text(encoding="utf-8")
+    assert "no job here restores or saves it, and none gets the BENCHBOT_CACHE_KEY secret" in text
+
+
+def test_cache_checks_catch_a_poisonable_restore_and_a_leaked_key() -> None:
+    review = load(REVIEW)
+    steps = review["jobs"]["review"]["steps"]
+    restore = next(s for s in steps if str(s.get("uses", "")).startswith("actions/cache/restore@"))
+    restore["with"]["restore-keys"] = "benchbot-cache-${{ runner.os }}-\n"
+    del restore["if"]
+    bot = next(s for s in steps if str(s.get("uses", "")).startswith("benchbot/"))
+    del bot["env"]["BENCHBOT_CACHE_KEY"]
+    problems = "\n".join(review_workflow_problems(review))
+    for expected in ("restore-keys: a prefix match", "does not depend on the key's presence",
+                     "does not get BENCHBOT_CACHE_KEY"):
+        assert expected in problems, problems
+    cache = load(CACHE)
+    cache["jobs"]["warm"]["steps"].insert(1, dict(restore))
+    assert "restores one (it must start empty)" in "\n".join(cache_workflow_problems(cache))
+    bench = load(BENCH)
+    job = bench["jobs"]["bench"]
+    job["steps"].insert(0, {"uses": "actions/cache/restore@" + "0" * 40, "with": {"path": CACHE_DIR, "key": "k"}})
+    job["steps"][-1]["env"]["BENCHBOT_CACHE_KEY"] = CACHE_KEY
+    job["steps"][-1]["env"]["HF_TOKEN"] = "${{ secrets.HF_TOKEN }}"
+    problems = "\n".join(no_cache_problems(bench) + secret_problems(bench, set()))
+    for expected in ("actions/cache/restore (the job runs", "names benchbot's cache", "gets BENCHBOT_CACHE_KEY",
+                     "reads secrets ['HF_TOKEN']"):
+        assert expected in problems, problems
+
+
 def test_cache_checks_catch_a_pull_request_that_saves() -> None:
     review = load(REVIEW)
     steps = review["jobs"]["review"]["steps"]
@@ -595,7 +691,7 @@ def test_action_validates_command_and_fail_on() -> None:
     assert re.search(r'case "\$BENCHBOT_COMMAND" in\s+lint\|event\)', run)
     assert re.search(r'case "\$BENCHBOT_FAIL_ON" in\s+""\|error\|warning\|info\)', run)
     assert run.count("::error") >= 2
-    assert "args=(python -m bot" in run and '"${args[@]}"' in run
+    assert "args=(python -P -m bot" in run and '"${args[@]}"' in run
 
 
 # --- the checks can fail --------------------------------------------------------------------------------
@@ -655,7 +751,8 @@ def test_schema_check_can_fail(tmp_path: Path) -> None:
 
 # --- the comment-commands and bench templates ---------------------------------------------------------------
 
-@pytest.mark.parametrize("rel, ident, annotation", sorted(ACCEPTED_ZIZMOR))
+@pytest.mark.parametrize("rel, ident, annotation", sorted(ACCEPTED_ZIZMOR),
+                         ids=[f"{Path(rel).name}-{ident}" for rel, ident, _ in sorted(ACCEPTED_ZIZMOR)])
 def test_accepted_zizmor_findings_still_occur(rel: str, ident: str, annotation: str) -> None:
     """Each accepted finding is still reported, once: otherwise drop it from ACCEPTED_ZIZMOR."""
     found = [f for f in zizmor_findings(ROOT / rel) if f.get("ident") == ident and annotation in _annotations(f)]

@@ -15,9 +15,11 @@ the entry (``cache.key`` adding benchbot's own code): a change to a few entries 
 few files, and a cold lint of a large repo writes 16 files, not one per entry. A file holds
 what the last lint that wrote it used of its entries (their hits and what it made), so the
 files stay about one tree's worth however many commits ``history`` walks; one is written
-only when a lint made something new for one of its entries. Data only (JSON): a value is a
-list of text parts and ``{"U": why}`` unknowns. A damaged or foreign file is a miss, never
-an error.
+only when a lint made something new for one of its entries. Data only (JSON, decoded by
+``bot.cachejson`` within its budgets): a value is a list of text parts and ``{"U": why}``
+unknowns, each checked when asked. A damaged or foreign file is a miss, never an error. An env
+decides what an evaluation sees, so in CI a file is read only when sealed with the key of
+``BENCHBOT_CACHE_KEY`` (``bot.cachetrust``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot import cache
+from bot.cachejson import Refused, boolean, obj, string
 from bot.repo import evalcache
 from bot.repo.parsed import shared
 from bot.shell.values import Unk, Val
@@ -45,7 +48,9 @@ T = TypeVar("T")
 
 
 def enabled() -> bool:
-    return cache.enabled() and not _memory_only
+    """Whether renders go to the persistent cache (``cache.persistent``: not, for one, in CI
+    without a key; the process memo still shares them)."""
+    return cache.persistent() and not _memory_only
 
 
 @contextmanager
@@ -119,32 +124,23 @@ class EnvStore:
         got = self._stored.get(bucket)
         if got is None:
             got = self._stored[bucket] = {}
-            payload = cache.get(KIND, self._file(bucket))
-            if payload is not None:
-                try:
-                    data = json.loads(payload)
-                    if isinstance(data, dict):
-                        got.update(data)
-                except (ValueError, RecursionError):
-                    pass  # damaged: as if absent
+            data = cache.get_json(KIND, self._file(bucket))
+            if isinstance(data, dict):  # anything else: damaged, as if absent
+                got.update(data)
         return got
 
     def _val(self, raw: Any) -> Val:
         if not isinstance(raw, list):
-            raise ValueError("not a value")
-        v: Val = tuple(p if isinstance(p, str) else Unk(str(p["U"])) for p in raw)
+            raise Refused("not a value")
+        v: Val = tuple(p if isinstance(p, str) else Unk(string(obj(p)["U"])) for p in raw)
         return self._values.setdefault(v, v)
 
     def dec_env(self, raw: Any) -> dict[str, Val]:
-        if not isinstance(raw, dict):
-            raise ValueError("not an env")
-        return {str(n): self._val(v) for n, v in raw.items()}
+        return {n: self._val(v) for n, v in obj(raw).items()}  # JSON object keys are strings
 
     @staticmethod
     def dec_bool(raw: Any) -> bool:
-        if not isinstance(raw, bool):
-            raise ValueError("not a bool")
-        return raw
+        return boolean(raw)
 
     def kept(self, across: tuple[object, ...], make: Callable[[], T], dec: Callable[[Any], T]) -> T:
         """The answer for ``across`` (its entry at index 3): from this process's memo

@@ -11,20 +11,28 @@ the same answer from the tree now (a sourced helper edited, a script added that 
 ``[ -f ]`` looks for: a miss).
 
 Entries live in memory for one process (``Store``; ``event`` lints head and base with one)
-and, through ``bot.cache``, on disk, as JSON (data only: nothing read back is executed),
+and, through ``bot.cache``, on disk, as JSON (data only: nothing read back is executed;
+decoded by ``bot.cachejson`` within its size and depth budgets, every value's shape checked),
 one file per (launcher text, options, benchbot code), at most ``MAX_PER_KEY`` entries
-each. Results that ran into a budget (a deadline depends on the machine) are not kept.
+each. Results that ran into a budget (a deadline depends on the machine) are not kept. An
+evaluation decides findings, so in CI a file is read only when sealed with the key of
+``BENCHBOT_CACHE_KEY`` (``bot.cachetrust``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import json
+import operator
+import types
+import typing
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from bot import cache
+from bot.cachejson import Refused, array, boolean, integer, obj, string
 from bot.shell import ir, state
 from bot.shell.budget import BudgetHit
 from bot.shell.options import FileSystem, PathResult, Result
@@ -72,7 +80,10 @@ class Recorder(FileSystem):
 
 def answers_hold(asked: list[list[Any]], fs: FileSystem, follow: Callable[[str], bool] | None,
                  digest: Callable[[str], str | None]) -> bool:
-    for kind, path, answer in asked:
+    for question in asked:
+        if type(question) is not list or len(question) != 3 or type(question[1]) is not str:
+            return False  # not a question this code wrote: the entry does not hold
+        kind, path, answer = question
         if kind == "f":
             now: object = fs.is_file(path)
         elif kind == "d":
@@ -94,6 +105,67 @@ _CLASSES: dict[str, type] = {c.__name__: c for c in (
     state.Loc, state.Dispatch, state.Sourced, state.Exited, state.Ran, state.Wrote, state.Served,
     state.Handed, state.Read, BudgetHit, PathResult)}
 _FIELDS: dict[type, tuple[str, ...]] = {c: tuple(f.name for f in dataclasses.fields(c)) for c in _CLASSES.values()}
+
+
+def _classes(hint: Any) -> frozenset[type] | None:
+    """The classes a field's annotation allows, when it is a class or a union of classes."""
+    if hint is type(None) or hint in (str, int, bool, Unk) or hint in _FIELDS:
+        return frozenset({hint})
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        parts = [_classes(a) for a in typing.get_args(hint)]
+        if all(p is not None for p in parts):
+            return frozenset().union(*(p for p in parts if p is not None))
+    return None
+
+
+def _checker(hint: Any) -> Callable[[Any], bool]:
+    """Whether a decoded value is of the type a field declares (str, int, bool, None, Unk,
+    our dataclasses, unions, tuples and frozensets of them), by exact type (a bool is not an
+    int): a field the readers rely on is never of another type. Checks of whole tuples run
+    in C (``issuperset`` over ``map(type, ...)``). Any other annotation is a programming
+    error, found at import."""
+    simple = _classes(hint)
+    if simple is not None:
+        return lambda v: type(v) in simple
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (tuple, frozenset) and (origin is frozenset or (len(args) == 2 and args[1] is Ellipsis)):
+        members = _classes(args[0])
+        if members is not None:
+            return lambda v: type(v) is origin and members.issuperset(map(type, v))
+        item = _checker(args[0])
+        return lambda v: type(v) is origin and all(map(item, v))
+    if origin is tuple and len(args) == 2:  # (name, value) pairs of an env: many of them
+        first, second = (_checker(a) for a in args)
+        return lambda v: type(v) is tuple and len(v) == 2 and first(v[0]) and second(v[1])
+    if origin is tuple:
+        items = [_checker(a) for a in args]
+        return lambda v: type(v) is tuple and len(v) == len(items) and all(c(x) for c, x in zip(items, v))
+    if origin in (typing.Union, types.UnionType):
+        subs = [_checker(a) for a in args]
+        return lambda v: any(c(v) for c in subs)
+    raise TypeError(f"no decoding check for {hint!r}")
+
+
+def _fields_checker(cls: type) -> Callable[[list[Any]], bool]:
+    """Whether decoded values are of the types of ``cls``'s fields, in order: the fields that
+    are plain classes (all of ``Loc``'s, the most common) in one C-level step, the others
+    (tuples of values) each by its checker."""
+    hints = typing.get_type_hints(cls)
+    simple = [_classes(hints[n]) for n in _FIELDS[cls]]
+    plain = [i for i, c in enumerate(simple) if c is not None]
+    allowed = frozenset(itertools.product(*(c for c in simple if c is not None)))
+    rest = [(i, _checker(hints[n])) for i, n in enumerate(_FIELDS[cls]) if simple[i] is None]
+    if not rest:
+        return lambda values: tuple(map(type, values)) in allowed
+    pick = operator.itemgetter(*plain) if len(plain) > 1 else None
+
+    def check(values: list[Any]) -> bool:
+        types_ = tuple(map(type, pick(values))) if pick is not None else tuple(type(values[i]) for i in plain)
+        return types_ in allowed and all(c(values[i]) for i, c in rest)
+    return check
+
+
+_CHECKS: dict[type, Callable[[list[Any]], bool]] = {c: _fields_checker(c) for c in _CLASSES.values()}
 
 
 def _enc(obj: Any, memo: dict[int, Any]) -> Any:
@@ -123,22 +195,34 @@ def _enc(obj: Any, memo: dict[int, Any]) -> Any:
 
 
 def _dec(obj: Any) -> Any:
-    if obj is None or isinstance(obj, (str, bool, int, float)):
+    """A value as ``_enc`` wrote it, or ``Refused``: only our data classes are made, each of
+    fields of the types it declares (``_CHECKS``). By exact type, the common cases first."""
+    t = type(obj)
+    if t is dict:
+        name = obj.get("C")
+        if name is not None:
+            cls = _CLASSES.get(name)
+            values = obj.get("v")
+            if cls is None or type(values) is not list or len(values) != len(_FIELDS[cls]):
+                raise Refused("not an evaluation cache value")
+            fields = list(map(_dec, values))
+            if not _CHECKS[cls](fields):
+                raise Refused(f"not a {cls.__name__}")
+            return cls(*fields)
+        items = obj.get("T")
+        if type(items) is list:
+            return tuple(map(_dec, items))
+        why = obj.get("U")
+        if type(why) is str:
+            return Unk(why)
+        members = obj.get("F")
+        if type(members) is list:
+            return frozenset(map(_dec, members))
+    elif t is list:
+        return list(map(_dec, obj))
+    elif t is str or t is int or t is bool or t is float or obj is None:
         return obj
-    if isinstance(obj, list):
-        return [_dec(x) for x in obj]
-    if isinstance(obj, dict):
-        if "U" in obj:
-            return Unk(str(obj["U"]))
-        if "T" in obj:
-            return tuple(_dec(x) for x in obj["T"])
-        if "F" in obj:
-            return frozenset(_dec(x) for x in obj["F"])
-        cls = _CLASSES.get(obj.get("C", ""))
-        values = obj.get("v")
-        if cls is not None and isinstance(values, list) and len(values) == len(_FIELDS[cls]):
-            return cls(*(_dec(v) for v in values))
-    raise ValueError("not an evaluation cache value")
+    raise Refused("not an evaluation cache value")
 
 
 def _result_enc(r: Result, memo: dict[int, Any] | None = None) -> dict[str, Any]:
@@ -147,12 +231,22 @@ def _result_enc(r: Result, memo: dict[int, Any] | None = None) -> dict[str, Any]
             "notes": list(r.notes), "presence": sorted(r.presence)}
 
 
-def _result_dec(d: dict[str, Any]) -> Result:
-    paths = [_dec(p) for p in d["paths"]]
+def _result_dec(raw: Any) -> Result:
+    d = obj(raw)
+    paths = [_dec(p) for p in array(d["paths"])]
     if not all(isinstance(p, PathResult) for p in paths):
-        raise ValueError("not a path")
-    return Result(paths, bool(d["bound_hit"]), frozenset(map(str, d["relevant"])), [str(n) for n in d["notes"]],
-                  (), frozenset(map(str, d["presence"])))
+        raise Refused("not a path")
+    return Result(paths, boolean(d["bound_hit"]), frozenset(map(string, array(d["relevant"]))),
+                  [string(n) for n in array(d["notes"])], (), frozenset(map(string, array(d["presence"]))))
+
+
+def _entry_dec(raw: Any) -> _Entry:
+    """An entry's keys as stored (its result is decoded on its first hit)."""
+    e = obj(raw)
+    rel = [(string(n), None if v is None else _dec(v)) for n, v in (array(r, 2) for r in array(e["relevant"]))]
+    pres = frozenset((string(n), integer(s)) for n, s in (array(p, 2) for p in array(e["presence"])))
+    obj(e["result"])
+    return _Entry(rel, pres, array(e["asked"]), None, e)  # each question is checked when asked again
 
 
 # ------------------------------------------------------------------ the store
@@ -192,16 +286,11 @@ class Store:
         if k not in self._loaded:
             self._loaded.add(k)
             got = self._entries.setdefault(k, [])
-            payload = cache.get("eval", k)
-            if payload is not None:
+            stored = cache.get_json("eval", k)
+            if stored is not None:
                 try:
-                    for raw in json.loads(payload):
-                        rel = [(str(n), None if v is None else _dec(v)) for n, v in raw["relevant"]]
-                        pres = frozenset((str(n), int(s)) for n, s in raw["presence"])
-                        if not isinstance(raw["result"], dict) or not isinstance(raw["asked"], list):
-                            raise ValueError("not an entry")
-                        got.append(_Entry(rel, pres, raw["asked"], None, raw))
-                except (ValueError, KeyError, TypeError, RecursionError):
+                    got.extend(_entry_dec(raw) for raw in array(stored))
+                except (ValueError, KeyError, TypeError):  # Refused is a ValueError
                     got.clear()  # a damaged or older file: as if empty
         return self._entries[k]
 
@@ -213,7 +302,7 @@ class Store:
                     answers_hold(e.asked, fs, follow, digest):
                 try:
                     result = e.result
-                except (ValueError, KeyError, TypeError, RecursionError):
+                except (ValueError, KeyError, TypeError):
                     continue  # damaged: as if absent
                 self.hits += 1
                 return result
@@ -280,5 +369,5 @@ def slot(facts: Facts, launcher: str, real: str, persist: bool, mode: str = "") 
 
 
 def flush() -> None:
-    if cache.enabled():
+    if cache.persistent():  # else nothing would be written: not even encoded
         _SHARED.flush()

@@ -7,8 +7,10 @@ shared is never changed by its readers, so sharing it is safe.
 What is kept is what the last two lints used (``begin`` starts a lint): a lint needs
 what its predecessor parsed, not what the one before that did, so memory stays near one
 tree's whatever the number of lints; ``MAX`` entries and ``MAX_BYTES`` of input bound it
-within a lint. A script's ``needs`` are kept in the persistent cache by its text. Off with
-the cache (``--no-cache``)."""
+within a lint. A script's syntax check and its ``needs`` are kept in the persistent cache by
+its text (JSON, decoded by ``bot.cachejson``: an entry over its budgets or of another shape
+is a miss, checked again; in CI read only when sealed, ``bot.cachetrust``). Off with the
+cache (``--no-cache``)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot import cache
+from bot.cachejson import array, integer, string
 from bot.shell import ir
 from bot.shell.needs import Need
 from bot.shell.needs import needs as find_needs
@@ -81,11 +84,12 @@ def syntax_errors(check: Callable[[bytes], tuple[ir.ParseError, ...]], data: byt
 
 def _stored_check(check: Callable[[bytes], tuple[ir.ParseError, ...]], data: bytes) -> tuple[ir.ParseError, ...]:
     k = cache.key("syntax", f"{check.__module__}.{check.__qualname__}", data)
-    stored = cache.get("syntax", k)
+    stored = cache.get_json("syntax", k)
     if stored is not None:
         try:
-            return tuple(ir.ParseError(str(m), ir.Pos(*(int(x) for x in pos))) for m, pos in json.loads(stored))
-        except (ValueError, TypeError):
+            return tuple(ir.ParseError(string(m), ir.Pos(*(integer(x) for x in array(pos, 6))))
+                         for m, pos in (array(e, 2) for e in array(stored)))
+        except ValueError:  # cachejson.Refused
             pass  # damaged: check again
     errors = check(data)
     p = [[e.message, [e.pos.line, e.pos.col, e.pos.end_line, e.pos.end_col, e.pos.start_byte, e.pos.end_byte]]
@@ -107,13 +111,13 @@ def needs(facts: Facts, path: str) -> list[Need]:
         memo[path] = []
         return []
     k = cache.key("needs", real, data, "\0".join(sorted(checks)))
-    stored = cache.get("needs", k)
+    stored = cache.get_json("needs", k)
     if stored is not None:
         try:
-            memo[path] = [Need(str(n), Loc(str(p), int(line), int(col)), str(how))
-                          for n, p, line, col, how in json.loads(stored)]
+            memo[path] = [Need(string(n), Loc(string(p), integer(line), integer(col)), string(how))
+                          for n, p, line, col, how in (array(e, 5) for e in array(stored))]
             return memo[path]
-        except (ValueError, TypeError):
+        except ValueError:  # cachejson.Refused
             pass  # damaged: work it out again
     script = facts.script(path)
     found = find_needs(script, checks) if script is not None else []

@@ -4,7 +4,9 @@ override blocks its selectors pick, read with the repo's YAML reader (positions 
 A multinode repo names a few hundred recipe files (InferenceX HEAD: 236); reading them is
 a YAML compose and convert each, the same work on every lint of an unchanged file. What
 ``containers`` finds is kept in the persistent cache (``bot/cache.py``) by the file's
-content and the selectors asked, so a warm lint reads none of them. The whole document,
+content and the selectors asked, so a warm lint reads none of them (JSON, decoded by
+``bot.cachejson`` with every field's type checked; in CI read only when sealed, as it
+decides recipe-image-mismatch: ``bot.cachetrust``). The whole document,
 which the serve model needs for worker blocks, is ``document`` (memoised per lint).
 """
 
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bot import cache
+from bot.cachejson import array, integer, obj, string
 from bot.repo.yamlfile import Mark, YamlError, YList, YMap, load, pos_of
 
 if TYPE_CHECKING:
@@ -50,7 +53,7 @@ def containers(facts: Facts, path: str, selectors: tuple[str, ...]) -> tuple[dic
     if k in memo:
         hit: tuple[dict[str, Container], YamlError | None] = memo[k]
         return hit
-    found = _decode(cache.get("recipe", k))
+    found = _decode(cache.get_json("recipe", k))
     if found is None:
         doc, err = document(facts, path)
         found = ({}, err) if err is not None else (_containers(doc, selectors), None)
@@ -66,16 +69,17 @@ def _encode(found: tuple[dict[str, Container], YamlError | None]) -> bytes:
                       separators=(",", ":")).encode()
 
 
-def _decode(payload: bytes | None) -> tuple[dict[str, Container], YamlError | None] | None:
-    """A cached payload, or None when there is none or it is not one this code wrote."""
-    if payload is None:
+def _decode(stored: Any) -> tuple[dict[str, Container], YamlError | None] | None:
+    """A cached entry (its JSON value), or None when there is none or it is not one this code wrote."""
+    if stored is None:
         return None
     try:
-        d = json.loads(payload)
-        out = {str(s): Container(str(v), Mark(int(line), int(col))) for s, (v, line, col) in d["containers"].items()}
+        d = obj(stored)
+        out = {s: Container(string(v), Mark(integer(line), integer(col)))
+               for s, (v, line, col) in ((s, array(c, 3)) for s, c in obj(d["containers"]).items())}
         e = d["error"]
-        err = None if e is None else YamlError(str(e[0]), int(e[1]), int(e[2]))
-    except (ValueError, KeyError, TypeError, AttributeError):
+        err = None if e is None else YamlError(string(array(e, 3)[0]), integer(e[1]), integer(e[2]))
+    except (ValueError, KeyError):  # cachejson.Refused is a ValueError
         return None
     return out, err
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import difflib
 import functools
-import importlib.util
+import hashlib
+import importlib
 import json
-import marshal
 import re
-import types
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from importlib.resources import files
@@ -22,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
 
-from bot import cache
 from bot.repo.yamlfile import Mark, YList, YMap
 
 if TYPE_CHECKING:
@@ -44,9 +42,14 @@ class Violation:
 
 
 @functools.lru_cache(maxsize=None)
+def schema_bytes(name: str) -> bytes:
+    """The named schema file as shipped (``bot._schemas``)."""
+    return files("bot._schemas").joinpath(name).read_bytes()
+
+
+@functools.lru_cache(maxsize=None)
 def load_schema(name: str) -> dict[str, Any]:
-    text = files("bot._schemas").joinpath(name).read_text(encoding="utf-8")
-    data: dict[str, Any] = json.loads(text)
+    data: dict[str, Any] = json.loads(schema_bytes(name).decode("utf-8"))
     return data
 
 
@@ -59,41 +62,34 @@ def _validator(name: str) -> jsonschema.protocols.Validator:
     return cls(schema)
 
 
+FAST_PREFIX = "_fastschema_"
+
+
+def fast_module_name(name: str) -> str:
+    """The module (in this package) holding the fast validator of the schema file ``name``."""
+    stem = name.removesuffix(".json").removesuffix(".schema")
+    return FAST_PREFIX + re.sub(r"[^0-9a-z]+", "_", stem.lower()).strip("_")
+
+
 @functools.lru_cache(maxsize=None)
 def _fast(name: str) -> Callable[[Any], Any] | None:
     """fastjsonschema's validator of the named schema: it only says valid or not, 10-20x
-    faster than jsonschema, which then explains a failure. Its generated code is kept in
-    the persistent cache (``bot.cache``): generating it takes longer than it saves once.
-    None when the schema uses what it would read differently (see ``fast_safe``)."""
-    schema = load_schema(name)
-    if not fast_safe(schema):
+    faster than jsonschema, which then explains a failure. Its code is generated ahead of
+    time (``scripts/gen_schema_validators.py``) and shipped as a module of this package:
+    nothing is generated, cached or executed from outside the package at run time. None when
+    the schema has no such module (fastjsonschema would read it differently, see
+    ``fast_safe``) or the module was made from another text of the schema (an edited schema
+    not regenerated yet: jsonschema alone decides, which is slower, never wrong)."""
+    try:
+        module = importlib.import_module(f"{__package__}.{fast_module_name(name)}")
+    except ImportError:
         return None
-    text = json.dumps(schema, sort_keys=True)
-    # the compiled code object (compiling the generated source alone takes 50 ms), per Python
-    k = cache.key("fastjsonschema", fastjsonschema.VERSION, importlib.util.MAGIC_NUMBER, text)
-    payload = cache.get("schema", k)
-    entry: tuple[str, types.CodeType] | None = None
-    if payload is not None:
-        try:
-            main, code = marshal.loads(payload)
-            if isinstance(main, str) and isinstance(code, types.CodeType):
-                entry = (main, code)
-        except (ValueError, EOFError, TypeError):
-            entry = None
-    if entry is None:
-        source = fastjsonschema.compile_to_code(schema, use_formats=False)
-        found = _FIRST_DEF.search(source)
-        if found is None:  # pragma: no cover - fastjsonschema always defines the root first
-            return None
-        entry = (found.group(1), compile(source, f"<fastjsonschema {name}>", "exec"))
-        cache.put("schema", k, marshal.dumps(entry))
-    ns: dict[str, Any] = {}
-    exec(entry[1], ns)  # noqa: S102 - generated from our own schema
-    fn: Callable[[Any], Any] = ns[entry[0]]
+    if getattr(module, "SCHEMA_SHA256", None) != hashlib.sha256(schema_bytes(name)).hexdigest():
+        return None
+    fn: Callable[[Any], Any] = module.validate
     return fn
 
 
-_FIRST_DEF = re.compile(r"^def (validate\w*)\(", re.M)
 # Keywords the draft-07 reading of fastjsonschema and the 2020-12 one of jsonschema agree on.
 _AGREED = frozenset({"$schema", "$id", "$ref", "$defs", "title", "description", "type", "properties",
                      "additionalProperties", "required", "items", "enum", "const", "pattern", "minLength",

@@ -110,6 +110,41 @@ def test_damaged_or_foreign_entries_are_ignored(fresh: Path, tmp_path: Path) -> 
         evalcache._dec({"C": "os.system", "v": ["true"]})  # only our own data classes are made
 
 
+def _retype_first_loc(value: object) -> bool:
+    """Make the first ``Loc`` inside a stored value say its line as text; whether one was found."""
+    if isinstance(value, dict):
+        if value.get("C") == "Loc":
+            value["v"][1] = str(value["v"][1])
+            return True
+        return any(_retype_first_loc(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_retype_first_loc(v) for v in value)
+    return False
+
+
+def test_entries_of_the_wrong_types_are_misses_not_errors(fresh: Path, tmp_path: Path) -> None:
+    """Valid JSON under a valid checksum, of the right classes but with a field of another type
+    (a line that is a string) or questions that are not questions: each is a miss, recomputed;
+    the lint finds what it found cold."""
+    root = copy_repo(FIXTURES / "workflow-env", tmp_path / "r")
+    cold = _findings(root)
+    files = [p for p in (fresh / "eval").rglob("*") if p.is_file()]
+    assert files
+    for i, p in enumerate(files):
+        data = json.loads(p.read_bytes().partition(b"\n")[2])
+        for entry in data:
+            if i % 2:
+                entry["asked"] = [["f", 7, True], "not a question"] + entry["asked"]
+            else:
+                assert _retype_first_loc(entry["result"])
+        cache.put("eval", p.name, json.dumps(data).encode())
+    evalcache.reset()
+    assert _findings(root) == cold
+    assert evalcache.shared().misses >= len(files) and evalcache.shared().hits == 0
+    with pytest.raises(ValueError):
+        evalcache._dec({"C": "Loc", "v": ["a.sh", True, 1]})  # a bool is not a line
+
+
 def test_results_round_trip_through_json(fresh: Path, tmp_path: Path) -> None:
     from bot.repo import facts as repo_facts
     from bot.repo.profile import Profile
