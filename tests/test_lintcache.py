@@ -243,7 +243,7 @@ def test_a_bash_verdict_that_timed_out_is_not_kept(seed_repo: Path, fresh: Path,
     rel = str(script.relative_to(seed_repo))
     assert timed_out.facts.undecided == [rel] and not lintcache.keepable(timed_out.facts)
     assert any(f.rule == "shell-syntax" and f.path == rel for f in timed_out.findings)
-    monkeypatch.undo()
+    monkeypatch.setattr(parsed_mod.subprocess, "run", real_run)  # not undo(): that would restore CI=true too
     monkeypatch.setenv("BENCHBOT_CACHE_DIR", str(fresh))
     answered = _lint(WorkTree(str(seed_repo)))
     assert not answered.cached and answered.facts.undecided == []
