@@ -18,6 +18,7 @@ model). Facts only; :mod:`bot.rules.unused_config_field` compares.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -101,15 +102,15 @@ def _text(v: int | None) -> str | None:
 
 def servers_at(facts: Facts, entry: Entry, points: list[Point]) -> Iterator[tuple[Point, Command]]:
     """(point, the server command) for ``entry`` at each of ``points`` (at its first concurrency),
-    as ``serve`` sees them: a second reading of the tree with the serve sinks on, made once per
-    lint (``facts.memo``) and only when a rule asks."""
-    from bot.repo.facts import gather as gather_facts
+    as ``serve`` sees them: the lint's own facts with the serve sinks on (what was read is shared;
+    evaluations are not: with sinks they record more), made once per lint (``facts.memo``) and
+    only when a rule asks."""
     from bot.serve.gather import gather, sinks
 
     served = facts.memo.get("serve.facts")
     if served is None:
-        served = facts.memo["serve.facts"] = gather_facts(facts.tree, facts.profile, facts.parser, sinks=sinks(),
-                                                          references=False)
+        served = facts.memo["serve.facts"] = dataclasses.replace(
+            facts, sinks=sinks(), memo={}, _result_cache={}, _spent={}, _spent_total=0.0)
     twin = next((e for e in served.entries if e.name == entry.name and e.path == entry.path), None)
     if twin is None:
         return
