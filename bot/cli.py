@@ -1,4 +1,4 @@
-"""Command line: ``python -m bot lint|dispatch|event|rules|explain``. The only module that prints."""
+"""Command line: ``python -m bot lint|dispatch|event|eval-compare|rules|explain``. The only module that prints."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from bot import cli_cache, cli_compare, cli_event, cli_fix, cli_history, cli_serve, rules
+from bot import cli_cache, cli_compare, cli_eval, cli_event, cli_fix, cli_history, cli_serve, rules
 from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding, Severity
 from bot.newonly import Comparison
@@ -55,6 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     cli_event.add_parser(sub, FORMATS)  # its --help lists the GITHUB_* and BENCHBOT_* variables it reads
     cli_serve.add_parser(sub)
     cli_history.add_parser(sub)
+    cli_eval.add_parser(sub)
     cli_cache.add_parser(sub)
     cli_cache.add_option(p, top=True)
     for name in ("lint", "dispatch", "event", "serve", "history"):
@@ -118,6 +119,8 @@ def _command(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         print(f"benchbot: wrote the {args.format} report to {args.output}: {visible(summary)}")
         return EXIT_OK
+    if args.command == "eval-compare":
+        return cli_eval.run(args)
     if args.command == "rules":
         for rid, module in sorted(rules.RULES.items(), key=lambda item: item[1].CODE):
             print(f"{module.CODE}  {rid:<22} {module.SEVERITY.label:<8} {module.SUMMARY}")

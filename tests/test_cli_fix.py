@@ -14,9 +14,9 @@ import pytest
 from bot import fix
 from bot.cli import main
 from bot.findings import Edit, Finding, Fix, Severity
-from tests.conftest import EXAMPLE, FIXTURES, copy_repo, git
+from tests.conftest import EXAMPLE, FIXTURES, NOT_REPOS, copy_repo, git
 
-REPOS = sorted([p for p in FIXTURES.iterdir() if p.is_dir() and p.name != "expected"]) + [EXAMPLE]
+REPOS = sorted([p for p in FIXTURES.iterdir() if p.is_dir() and p.name not in NOT_REPOS]) + [EXAMPLE]
 
 
 def lint_json(repo: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, dict[str, object]]:

@@ -25,7 +25,7 @@ from typing import Any
 
 from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding, Severity
-from bot.github import once, policy, review
+from bot.github import evidence, once, policy, review
 from bot.github.diff import Changes
 from bot.github.diff import changes as diff_changes
 from bot.github.port import Comment, GitHubError, Port
@@ -142,6 +142,12 @@ def _pr_link(payload: dict[str, Any], repo_url: str, number: int) -> str | None:
     return f"{repo_url}/pull/{number}" if repo_url else None
 
 
+def _description(payload: dict[str, Any]) -> str:
+    """The pull request's description (untrusted text; empty when there is none)."""
+    body = payload["pull_request"].get("body")
+    return body if isinstance(body, str) else ""
+
+
 def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory, opts: Options) -> Outcome:
     action = str(payload.get("action", ""))
     if action not in PR_ACTIONS:
@@ -203,10 +209,12 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
         changed = diff_changes(pr_files)
         reminder = conf.github.recipe_reminder if conf.github.reminds([f.path for f in pr_files]) else None
         login = bot_login(conf, port)
+        spec = evidence.spec_change(pr_files, base.read_facts.entries, head.facts.entries, head_tree.read)
         ctx = review.Context(head_sha, base_sha, base_ref or base_sha[:12], login, head.stats, reminder,
                              conf.github.inline_comments, link if repo_url else None,
                              policy.notice(conf, head_conf, head_error, parts.new + parts.old, added),
-                             review.fixed_findings(base.findings, parts, renames))
+                             review.fixed_findings(base.findings, parts, renames),
+                             spec, _description(payload))
         comments = port.issue_comments(number)
         plan = review.plan(parts, changed, comments, port.review_comments(number), ctx)
         out.step_summary = _job_summary(plan)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from bot.findings import Finding
 from bot.github import inline, markers
 from bot.github.diff import Changes
+from bot.github.evidence import SpecChange
 from bot.github.inline import Anchor, Link, Suggestion, suggestion
 from bot.github.port import ChangedFile, Comment, DraftComment, ReviewComment
 from bot.github.summary import MAX_COMMENT, SUMMARY_MARKER, bench_line, failure_summary, summary_body
@@ -158,6 +159,8 @@ class Context:
     link: Link | None = None
     policy: str | None = None  # what the PR changes in benchbot's configuration (``bot.github.policy``)
     fixed: tuple[Finding, ...] = ()  # the base's findings the head fixes (:func:`fixed_findings`)
+    spec: SpecChange = SpecChange()  # what the PR changes in speculative decoding (``bot.github.evidence``)
+    description: str = ""  # the PR's description (untrusted): lm_eval tables in it are compared
 
 
 def plan(split_: Split, changes: Changes, comments: list[Comment], review_comments: list[ReviewComment],

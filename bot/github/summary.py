@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bot.findings import Finding
+from bot.github import evidence
 from bot.github.diff import Changes
 from bot.report import checked_text, count_text, plural
 from bot.report import markdown as md
@@ -47,7 +48,7 @@ def summary_body(split_: Split, p: Plan, resolved_before: int, ctx: Context, cha
                     f"on {md.code(ctx.base_ref)}.")
     if resolved:
         head.append(f"{plural(resolved, 'inline comment')} on fixed findings resolved.")
-    tail: list[str] = []
+    tail = evidence.section(ctx.spec, ctx.description)  # accuracy evidence, for speculative changes
     if ctx.policy:
         tail += ["", ctx.policy]
     if ctx.reminder:

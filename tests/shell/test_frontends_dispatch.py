@@ -13,9 +13,9 @@ from bot.shell import bashlex_front
 from bot.shell.evaluate import Evaluator, Options
 from bot.shell.parse import parse as ts_parse
 from bot.shell.values import describe, lit
-from tests.conftest import EXAMPLE, FIXTURES
+from tests.conftest import EXAMPLE, FIXTURES, NOT_REPOS
 
-REPOS = [EXAMPLE] + sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name != "expected")
+REPOS = [EXAMPLE] + sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name not in NOT_REPOS)
 ENV = {"SPEC_DECODING": "mtp", "EXP_NAME": "dsr1_1k1k", "MODEL_PREFIX": "dsr1", "PRECISION": "fp8",
        "FRAMEWORK": "sglang", "SCENARIO_SUBDIR": "fixed_seq_len/", "IS_MULTINODE": "false", "TP": "8",
        "RUNNER_NAME": "x_0", "IMAGE": "img:1"}

@@ -18,11 +18,11 @@ from bot.shell import core, options, slicing, wordops
 from bot.shell.evaluate import Evaluator, Options, Result
 from bot.shell.parse import parse
 from bot.shell.values import describe, lit
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, NOT_REPOS
 from tests.shell.test_evaluate import DictFS
 
 ROOT = Path(__file__).resolve().parents[2]
-REPOS = sorted([p for p in FIXTURES.iterdir() if p.is_dir() and p.name != "expected"]
+REPOS = sorted([p for p in FIXTURES.iterdir() if p.is_dir() and p.name not in NOT_REPOS]
                + [p for p in (ROOT / "examples").iterdir() if p.is_dir()])
 
 
