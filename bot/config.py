@@ -9,6 +9,7 @@ max-file-mb: 8                              # bigger repo files are reported, no
 per-path-ignores:                           # glob -> rules not reported there
   "benchmarks/experimental/**": [dead-script]
 profile: {...}                              # overrides of bot.repo.profile.Profile
+speculators: .benchbot/speculators.yml      # the speculator policy (this is the default; docs/speculators.md)
 github:                                     # the pull-request bot (benchbot event)
   bot-login: github-actions[bot]
   recipe-reminder: "..."
@@ -24,12 +25,13 @@ import os
 import stat
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot.findings import Severity
 from bot.repo.profile import Profile, profile_from_config
 from bot.repo.schema import validate
+from bot.repo.speculators import PolicyError, SpecPolicy, load_policy
 from bot.repo.tree import DEFAULT_MAX_BYTES, HARD_MAX_BYTES, Tree, glob_match, too_large
 from bot.repo.yamlfile import YList, YMap, load
 
@@ -94,6 +96,9 @@ class Config:
     bench: BenchConfig = field(default_factory=lambda: BenchConfig())
     # ``max-file-mb``: a repo file over this is reported, not read (at most HARD_MAX_BYTES)
     max_file_bytes: int = DEFAULT_MAX_BYTES
+    # the speculator policy (``.benchbot/speculators.yml`` or ``speculators: PATH``), read from
+    # the same tree as this config (the base in pull requests); None: the repo has none
+    speculators: SpecPolicy | None = None
 
     def enabled(self, rule: str) -> bool:
         return (self.select is None or rule in self.select) and rule not in self.ignore
@@ -104,16 +109,28 @@ class Config:
 
 
 def load_config(tree: Tree, explicit: str | None = None) -> Config:
-    """Read the config from the repo (or an explicit file path on disk).
+    """Read the config from the repo (or an explicit file path on disk), with the speculator
+    policy of the same tree (``speculators: PATH``, else ``.benchbot/speculators.yml``).
 
     A config file that is there but cannot be read (not a regular file, over the size
-    budget, permission denied), nests too deeply or expands too far is a ConfigError."""
+    budget, permission denied), nests too deeply or expands too far is a ConfigError; so is
+    a policy file that cannot be read or does not validate."""
+    conf, named = _load(tree, explicit)
+    try:
+        policy = load_policy(tree, named, conf.source or "")
+    except PolicyError as exc:
+        raise ConfigError(str(exc)) from None
+    return replace(conf, speculators=policy) if policy is not None else conf
+
+
+def _load(tree: Tree, explicit: str | None) -> tuple[Config, str | None]:
+    """The configuration and the policy path it names (``speculators:``; None: the default)."""
     if explicit is not None:
-        return _from_text(explicit, _read_explicit(explicit))
+        return _parse_text(explicit, _read_explicit(explicit))
     for name in CONFIG_FILES:
         found = _text(tree, name)
         if found is not None:
-            return _from_text(name, found)
+            return _parse_text(name, found)
     text = _text(tree, "pyproject.toml")
     if text is not None:
         try:
@@ -125,8 +142,8 @@ def load_config(tree: Tree, explicit: str | None = None) -> Config:
         tool = data.get("tool", {})
         section = tool.get("benchbot") if isinstance(tool, dict) else None
         if isinstance(section, dict):
-            return from_mapping(section, "pyproject.toml")
-    return Config()
+            return from_mapping(section, "pyproject.toml"), _policy_path(section)
+    return Config(), None
 
 
 def _text(tree: Tree, path: str) -> str | None:
@@ -152,14 +169,25 @@ def _read_explicit(path: str) -> str:
 
 
 def _from_text(path: str, text: str) -> Config:
+    return _parse_text(path, text)[0]
+
+
+def _parse_text(path: str, text: str) -> tuple[Config, str | None]:
+    """The configuration in ``text`` and the policy path it names (``speculators:``)."""
     data, err = load(text)
     if err is not None:
         raise ConfigError(f"{path}:{err.line}:{err.col}: {err.message}")
     if data is None:
-        return Config(source=path)
+        return Config(source=path), None
     if not isinstance(data, Mapping):
         raise ConfigError(f"{path}:1:1: the configuration must be a mapping")
-    return from_mapping(data, path)
+    return from_mapping(data, path), _policy_path(data)
+
+
+def _policy_path(data: Mapping[str, Any]) -> str | None:
+    """``speculators:`` (validated by the schema before this is asked)."""
+    value = data.get("speculators")
+    return str(value) if isinstance(value, str) else None
 
 
 def _where(data: Any, key: str, path: str) -> str:

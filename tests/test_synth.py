@@ -49,9 +49,14 @@ def test_scale1_is_inferencex_sized(scale1: tuple[Path, dict[str, int]]) -> None
 def test_scale1_lints_clean(scale1: tuple[Path, dict[str, int]]) -> None:
     root, c = scale1
     result = lint_repo(root)
-    rules = sorted(f.rule for f in result.findings)
+    # the generator draws each entry's search space on its own, so an -mtp entry and its base
+    # sweep different shapes (variant-drift, rightly), and its DeepSeek-like models draft 3
+    # tokens with 1 native MTP layer (spec-exceeds-mtp-layers, a note): both are by design
+    by_design = {"variant-drift", "spec-exceeds-mtp-layers"}
+    rules = sorted(f.rule for f in result.findings if f.rule not in by_design)
     assert "missing-script" not in rules
     assert len(rules) < 10, rules
+    assert {f.rule for f in result.findings} >= by_design
     assert result.stats.entries == c["entries"]
     assert result.stats.launchers == c["launchers"]
 

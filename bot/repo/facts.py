@@ -126,6 +126,9 @@ class Facts:
     # The serve sinks (``bot.serve.gather.sinks``): evaluations record servers, clients,
     # written files and hand-off environments (``bot.shell.serving``). None for lint.
     sinks: Callable[[list[Val]], Sink | None] | None = None
+    # Sink kinds at which a path ends besides the client (the spec rules' view ends at the
+    # server: ``bot.serve.specview``); with one, no steps are spent after a server either.
+    stop_at: frozenset[str] = frozenset()
 
     # ------------------------------------------------------------ shell files
     def script(self, path: str) -> ir.Script | None:
@@ -171,8 +174,8 @@ class Facts:
             observe=frozenset(self.profile.external_tools) | _jobs.COPIES,
             limits=Limits(self.profile.max_steps, self.profile.max_seconds, self.profile.max_value_bytes),
             sinks=self.sinks,
-            stop_after=frozenset({"client"}) if self.sinks is not None else frozenset(),
-            after_sink_steps=AFTER_SINK_STEPS if self.sinks is not None else 0,
+            stop_after=frozenset({"client"}) | self.stop_at if self.sinks is not None else frozenset(),
+            after_sink_steps=AFTER_SINK_STEPS if self.sinks is not None and not self.stop_at else 0,
             # env-not-passed: what a launcher reads unset, the env each script is handed
             record_reads=True,
             handoffs=True,

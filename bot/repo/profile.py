@@ -186,6 +186,17 @@ class Profile:
     # InferenceX's CI gate rejects: utils/process_changelog.py fails on a line `git diff`
     # removes), ``tail`` also new lines anywhere but at the end (its AGENTS.md convention).
     changelog_append: str = "no-deletions"
+    # Benchmark clients -> groups of arguments, one of each group required when a point runs
+    # speculative decoding (rule spec-client-args; the speculator policy's ``client-args``
+    # replace a client's). InferenceX's AGENTS.md: every ``*_mtp.sh`` passes
+    # ``--use-chat-template`` to ``run_benchmark_serving``; its ``--dsv4`` implies it
+    # (benchmarks/benchmark_lib.sh). No default for the agentic replay: see docs/speculators.md.
+    spec_client_args: Mapping[str, tuple[tuple[str, ...], ...]] = field(
+        default_factory=lambda: {"run_benchmark_serving": (("--use-chat-template", "--dsv4"),)})
+    # Clients that run a command held in a variable besides their own words: an argument
+    # assigned to it reaches them (``REPLAY_CMD+=" --apply-chat-template"``).
+    spec_client_reads: Mapping[str, tuple[str, ...]] = field(
+        default_factory=lambda: {"run_agentic_replay_and_write_outputs": ("REPLAY_CMD",)})
 
     def launcher_for(self, node: str) -> str:
         prefix = node.split(self.node_separator, 1)[0] if self.node_separator else node

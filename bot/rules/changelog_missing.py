@@ -31,8 +31,8 @@ Why is this bad?
 
 Example:
     A change-level rule: the ``# base:`` block is the base's file, the ``# file:`` blocks are
-    what the change writes on top of it (here: a new ``--gpu-memory-utilization`` for the MTP
-    entry's script, and no changelog entry).
+    what the change writes on top of it (here: four speculative tokens instead of three in
+    the MTP entry's script, and no changelog entry).
 
     ```yaml
     # base: perf-changelog.yaml
@@ -49,9 +49,9 @@ Example:
     # Kimi-K2.5 INT4 on MI300X with vLLM and an EAGLE3 draft model (spec-decoding: mtp).
     source "$(dirname "$0")/../../benchmark_lib.sh"
     check_env_vars MODEL TP CONC ISL OSL MAX_MODEL_LEN
+    SPEC='{"method": "eagle3", "model": "lightseekorg/kimi-k2.5-eagle3", "num_speculative_tokens": 4}'
     vllm serve "$MODEL" --tensor-parallel-size "$TP" --max-model-len "$MAX_MODEL_LEN" --port 8888 \\
-        --gpu-memory-utilization 0.95 \\
-        --speculative-config '{"method": "eagle3", "model": "lightseekorg/kimi-k2.5-eagle3"}' \\
+        --speculative-config "$SPEC" \\
         > server.log 2>&1 &
     wait_for_server 8888
     run_client

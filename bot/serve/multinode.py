@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import yaml
 
 from bot.repo import recipefile
-from bot.repo.configs import Entry
+from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts
 from bot.repo.yamlfile import YList, YMap
 from bot.serve import normalize
@@ -33,7 +33,12 @@ ROLES = ("prefill", "decode", "aggregated", "agg", "worker")
 _INDEX = re.compile(r"\[(\d+)\]\Z")
 
 
-def recipe_launches(facts: Facts, entry: Entry) -> Iterator[Launch]:
+def recipe_launches(facts: Facts, entry: Entry, keep: Callable[[Point, str], bool] | None = None,
+                    only: re.Pattern[str] | None = None) -> Iterator[Launch]:
+    """The launches of a multinode entry handed to a tool; ``keep(point, recipe)``: read only
+    the recipes it keeps (the others are skipped, not yielded); ``only``: normalize only the
+    worker args whose names it matches (what the caller needs: the spec rules, their
+    speculative settings)."""
     job = facts.jobs.of(entry)
     assert job is not None
     launcher = job.launchers[0] if job.launchers else ""
@@ -52,21 +57,26 @@ def recipe_launches(facts: Facts, entry: Entry) -> Iterator[Launch]:
             yield Launch(entry, point, conc, launcher, None, None, None, recipe=ref.path,
                          reasons=(f"recipe {ref.path}: {where}",))
             continue
+        if keep is not None and not keep(point, recipe.found):
+            continue
         doc, err = recipefile.document(facts, recipe.found)
         if err is not None or not isinstance(doc, YMap):
             yield Launch(entry, point, conc, launcher, None, None, None, recipe=recipe.found,
                          reasons=(f"recipe {recipe.found} cannot be read: {err.message if err else 'not a mapping'}",))
             continue
         memo = facts.memo.setdefault("serve.recipes", {})
-        if (recipe.found, ref.selector) not in memo:
-            memo[(recipe.found, ref.selector)] = recipe_workers(doc, recipe.found, ref.selector)
-        workers, reasons = memo[(recipe.found, ref.selector)]
+        key = (recipe.found, ref.selector, only.pattern if only is not None else None)
+        if key not in memo:
+            memo[key] = recipe_workers(doc, recipe.found, ref.selector, only)
+        workers, reasons = memo[key]
         yield Launch(entry, point, conc, launcher, None, None, None, recipe=recipe.found,
                      workers=dict(workers), reasons=tuple(reasons))
 
 
-def recipe_workers(doc: YMap, path: str, selector: str = "") -> tuple[dict[str, Command], list[str]]:
-    """Each worker's normalized command in a recipe (``selector`` picks an override)."""
+def recipe_workers(doc: YMap, path: str, selector: str = "", only: re.Pattern[str] | None = None
+                   ) -> tuple[dict[str, Command], list[str]]:
+    """Each worker's normalized command in a recipe (``selector`` picks an override; ``only``:
+    the args whose names it matches, the others left out)."""
     reasons: list[str] = []
     base = doc.get("base") if isinstance(doc.get("base"), YMap) else doc
     if selector:
@@ -97,6 +107,8 @@ def recipe_workers(doc: YMap, path: str, selector: str = "") -> tuple[dict[str, 
             continue
         env = envs.get(str(role))
         env_map = {str(k): str(v) for k, v in env.items()} if isinstance(env, Mapping) else {}
+        if only is not None and isinstance(args, YMap):
+            args = _subset(args, only)
         cmd = _worker(engine, args, path, env_map)
         if cmd.model is None and model_name:
             cmd = Command(cmd.engine, model_name, cmd.argv, cmd.args, {**cmd.sources, "model": f"{path}:1"},
@@ -131,6 +143,17 @@ def _worker(engine: str, args: Mapping[str, Any], path: str, env: dict[str, str]
         else:
             toks += [Tok(flag, src), Tok(str(value), src)]
     return normalize(engine, toks, {}, env)
+
+
+def _subset(args: YMap, only: re.Pattern[str]) -> YMap:
+    """The args whose names ``only`` matches, with their positions."""
+    kept = YMap((k, v) for k, v in args.items() if only.search(str(k)))
+    kept.pos = args.pos
+    kept.key_pos = {k: m for k, m in getattr(args, "key_pos", {}).items() if k in kept}
+    kept.val_pos = {k: m for k, m in getattr(args, "val_pos", {}).items() if k in kept}
+    kept.duplicates = []
+    kept.blocks = {k for k in getattr(args, "blocks", set()) if k in kept}
+    return kept
 
 
 def _merge(base: Any, over: Mapping[str, Any], index: int | None) -> Any:

@@ -13,6 +13,7 @@ options. Bool fields are store_true: a bare flag is true and there is no ``--no-
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from bot.serve import tables
 from bot.serve.argv import Builder, Opt, as_bool, store, walk
@@ -22,6 +23,7 @@ from bot.serve.spec import spec_of
 _HELP = ("-h", "--help")
 
 
+@lru_cache(maxsize=4096)  # the tables never change within a process
 def _opt(option: str, raw: str, notes: tuple[str, ...] = ()) -> Opt:
     t = tables.sglang()
     field = t.options[option]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bot import rules
-from bot.config import Config
+from bot.config import Config, load_config
 from bot.lint import lint
 from bot.repo.git import GitTree
 from bot.repo.tree import WorkTree
@@ -60,11 +60,13 @@ def test_documented_example_yields_exactly_its_rule(rule_id: str, tmp_path: Path
             git(repo, "init", "-q", "-b", "main")
             git(repo, "add", "-A")
             git(repo, "commit", "-q", "-m", "base")
-    found = lint(WorkTree(str(repo)), Config()).findings
+    # the repo's own configuration, as a lint loads it (an example may ship a policy file)
+    conf = load_config(WorkTree(str(repo)))
+    found = lint(WorkTree(str(repo)), conf).findings
     if change:
         base = GitTree(str(repo), "HEAD")
-        found += module.check_change(base, WorkTree(str(repo)), lint(base, Config()).facts,
-                                     lint(WorkTree(str(repo)), Config()).facts, Config())
+        found += module.check_change(base, WorkTree(str(repo)), lint(base, conf).facts,
+                                     lint(WorkTree(str(repo)), conf).facts, conf)
     assert rule_id in {f.rule for f in found}, f"the {rule_id} example yields no {rule_id} finding"
     # A rule may name companions its example necessarily triggers (its docstring says so).
     also = set(getattr(module, "EXAMPLE_ALSO", ()))

@@ -1,0 +1,218 @@
+"""Where a benchmark script may switch speculative decoding by a variable: read from its text.
+
+``switches(script)`` finds the conditionals (``if``, ``case``, ``[ ... ] && X=...``) of a
+parsed script, functions of the same file included, that test a variable and have a branch
+whose text holds a speculative setting (``--speculative-config``, ``SPEC_ARGS``,
+``decoding_type``...). The spec view (``bot.serve.specview``) evaluates the points of a
+group one by one only for scripts with such a switch on a variable that differs between
+them (``case "$CONC"``, ``if [ "$TP" -gt 4 ]``, ``EVAL_ONLY``); every other script is
+evaluated once per group, as lint evaluates launchers. Facts only, no judgement.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+
+from bot.shell import ir
+
+# Text that sets or names a speculative setting in a script (a flag, a config key, a variable).
+# Upper-case names count as a variable read (``$SPEC_ARGS``) or set (``MTP=3``), not in prose.
+SPEC_TEXT = re.compile(
+    r"speculative|decoding_type|nextn|max_draft_len|draft[-_]?model|--method\b|num[-_]spec"
+    r"|\$\{?[A-Z0-9_]*(?:SPEC|MTP|EAGLE|DRAFT)[A-Z0-9_]*|\b[A-Z0-9_]*(?:SPEC|MTP|EAGLE|DRAFT)[A-Z0-9_]*\+?=")
+_VAR = re.compile(r"\$\{?#?!?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def mentions_spec(text: str) -> bool:
+    """Whether a script's text (comments aside) says anything speculative."""
+    code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    return SPEC_TEXT.search(code) is not None
+
+
+def reads(text: str, var: str) -> bool:
+    """Whether a script's code (comments aside) reads ``var``."""
+    code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    return re.search(rf"\$\{{?{re.escape(var)}\b", code) is not None
+
+
+def switches(script: ir.Script) -> Mapping[str, tuple[int, ...]]:
+    """Variable -> lines of the conditionals on it that choose a speculative setting."""
+    out: dict[str, list[int]] = {}
+    src = script.source
+    for cond, branches, line in _conditionals(script.body):
+        if not any(SPEC_TEXT.search(_text(src, b)) for b in branches):
+            continue
+        for name in _VAR.findall(" ".join(_text(src, c) for c in cond)):
+            out.setdefault(name, []).append(line)
+    return {k: tuple(dict.fromkeys(v)) for k, v in out.items()}
+
+
+def _text(src: bytes, node: object) -> str:
+    pos = getattr(node, "pos", None)
+    if pos is None or pos.start_byte < 0 or pos.end_byte < pos.start_byte:
+        return ""
+    return src[pos.start_byte:pos.end_byte].decode("utf-8", "replace")
+
+
+def _conditionals(stmts: tuple[ir.Stmt, ...] | list[ir.Stmt]
+                  ) -> Iterator[tuple[list[object], list[object], int]]:
+    """(the nodes of a condition, the nodes of its branches, line) for every conditional."""
+    for s in stmts:
+        if isinstance(s, ir.If):
+            conds: list[object] = [c for cond, _ in s.clauses for c in cond]
+            bodies: list[object] = [b for _, body in s.clauses for b in body]
+            bodies.extend(s.else_body or ())
+            yield conds, bodies, s.pos.line
+            for cond, body in s.clauses:
+                yield from _conditionals(cond)
+                yield from _conditionals(body)
+            yield from _conditionals(s.else_body or ())
+        elif isinstance(s, ir.Case):
+            yield [s.word], [b for _, body in s.items for b in body], s.pos.line
+            for _, body in s.items:
+                yield from _conditionals(body)
+        elif isinstance(s, ir.AndOr):
+            rest = [r for _, r in s.rest]
+            yield [s.first], list(rest), s.pos.line
+            yield from _conditionals([s.first, *rest])
+        elif isinstance(s, (ir.For, ir.While)):
+            yield from _conditionals(s.body)
+            if isinstance(s, ir.While):
+                yield from _conditionals(s.cond)
+        elif isinstance(s, (ir.Group, ir.FuncDef)):
+            yield from _conditionals(s.body)
+
+
+# A flag whose next word is a speculative value (``--speculative-config "$SPEC"``).
+_SPEC_FLAG = re.compile(r"^-{1,2}(?:speculative|spec)[-_.a-z]*$|^-sc$|^--method$|^--num-speculative-tokens$")
+
+
+def spec_vars(script: ir.Script) -> frozenset[str]:
+    """The variables the script's speculative settings may depend on: those the conditionals
+    that choose a speculative setting test, those read where a setting is written (a spec
+    flag's value, ``SPEC_CONFIG="...$N..."``), and, transitively, those read by the
+    assignments of any of them. An evaluation of the script stands for another env that
+    agrees on these (``bot.serve.specview``)."""
+    src = script.source
+    assigned: dict[str, set[str]] = {}
+    need: set[str] = set(switches(script))
+    for node in _walk(script.body):
+        if isinstance(node, (ir.Command, ir.Decl)):
+            for a in node.assigns:
+                text = _text(src, a)
+                reads = set(_VAR.findall(text.partition("=")[2] if "=" in text else ""))
+                assigned.setdefault(a.name.rstrip("[]"), set()).update(reads)
+                if SPEC_TEXT.search(text):
+                    need.update(reads)
+                    need.add(a.name.rstrip("[]"))
+        if isinstance(node, ir.Command):
+            words = [_text(src, w) for w in node.words]
+            for i, w in enumerate(words):
+                if SPEC_TEXT.search(w) or (i and _SPEC_FLAG.match(words[i - 1].strip("'\""))):
+                    need.update(_VAR.findall(w))
+    todo = list(need)
+    while todo:
+        for v in assigned.get(todo.pop(), ()):
+            if v not in need:
+                need.add(v)
+                todo.append(v)
+    return frozenset(need)
+
+
+def _objects(stmts: tuple[ir.Stmt, ...]) -> list[object]:
+    return list(stmts)
+
+
+def _walk(stmts: tuple[ir.Stmt, ...] | list[ir.Stmt]) -> Iterator[object]:
+    for s in stmts:
+        yield s
+        if isinstance(s, ir.If):
+            for cond, body in s.clauses:
+                yield from _walk(cond)
+                yield from _walk(body)
+            yield from _walk(s.else_body or ())
+        elif isinstance(s, ir.Case):
+            for _, body in s.items:
+                yield from _walk(body)
+        elif isinstance(s, ir.AndOr):
+            yield from _walk([s.first, *(r for _, r in s.rest)])
+        elif isinstance(s, ir.Pipeline):
+            yield from _walk(s.cmds)
+        elif isinstance(s, (ir.For, ir.While)):
+            yield from _walk(s.body)
+            if isinstance(s, ir.While):
+                yield from _walk(s.cond)
+        elif isinstance(s, (ir.Group, ir.FuncDef)):
+            yield from _walk(s.body)
+
+
+_NUM_TEST = re.compile(
+    r"\$\{?(?P<v>[A-Za-z_][A-Za-z0-9_]*)\}?\"?\s*(?:-le|-lt|-ge|-gt|-eq|-ne|<=|>=|<|>|==|!=)\s*\"?(?P<n>\d+)\b"
+    r"|\b(?P<n2>\d+)\"?\s*(?:-le|-lt|-ge|-gt|-eq|-ne|<=|>=|<|>|==|!=)\s*\"?\$\{?(?P<v2>[A-Za-z_][A-Za-z0-9_]*)")
+
+
+def thresholds(script: ir.Script, var: str) -> tuple[int, ...] | None:
+    """The numbers the script's speculative switches compare ``var`` with, when that is all
+    they do with it (``[ "$CONC" -le 8 ]``, ``(( CONC >= 128 ))``): values on the same side of
+    each of them take the same branches. None when a switch uses ``var`` another way (a
+    ``case`` on it, arithmetic, a string test): then every value counts."""
+    src = script.source
+    found: set[int] = set()
+    for cond, branches, _ in _conditionals(script.body):
+        if not any(SPEC_TEXT.search(_text(src, b)) for b in branches):
+            continue
+        text = " ".join(_text(src, c) for c in cond)
+        if var not in _VAR.findall(text) and not re.search(rf"\b{re.escape(var)}\b", text):
+            continue
+        if any(isinstance(c, ir.Word) for c in cond):
+            return None  # ``case "$CONC" in``: patterns, not numbers
+        hits = [m for m in _NUM_TEST.finditer(text) if var in (m.group("v"), m.group("v2"))]
+        mentions = len(re.findall(rf"\b{re.escape(var)}\b", text))
+        if not hits or len(hits) != mentions:
+            return None
+        found.update(int(m.group("n") or m.group("n2")) for m in hits)
+    return tuple(sorted(found))
+
+
+def value_class(value: str, cuts: tuple[int, ...]) -> tuple[int, ...] | str:
+    """Where a value sits against each threshold (-1, 0, 1); the value itself if not a number."""
+    try:
+        n = int(value)
+    except ValueError:
+        return value
+    return tuple((n > t) - (n < t) for t in cuts)
+
+
+_CLEARS = re.compile(r"\b[A-Z0-9_]*(?:SPEC|MTP|EAGLE|DRAFT)[A-Z0-9_]*\+?=(?:\(\s*\)|0\b|\"\"|''|\s|$)")
+
+
+def may_disable(script: ir.Script, var: str) -> bool:
+    """Whether a switch on ``var`` may leave the server without speculation: one way through
+    it writes no speculative setting (a branch without one, an ``if`` with no ``else``, an
+    ``&&``), or a branch clears one (``SPEC_ARGS=()``, ``NUM_SPEC=0``). False when every way
+    writes one (``EVAL_ONLY`` picking real verification instead of synthetic acceptance):
+    speculation then stays on whichever branch runs."""
+    src = script.source
+    for node in _walk(script.body):
+        ways: list[list[object]]
+        if isinstance(node, ir.If):
+            cond: list[object] = [c for clause, _ in node.clauses for c in clause]
+            ways = [_objects(body) for _, body in node.clauses] + [_objects(node.else_body or ())]
+        elif isinstance(node, ir.Case):
+            cond = [node.word]
+            ways = [_objects(body) for _, body in node.items]
+            if not any(_text(src, p).strip("'\"") == "*" for pats, _ in node.items for p in pats):
+                ways.append([])
+        elif isinstance(node, ir.AndOr):
+            cond, ways = [node.first], [[r for _, r in node.rest], []]
+        else:
+            continue
+        texts = [" ".join(_text(src, b) for b in way) for way in ways]
+        if not any(SPEC_TEXT.search(t) for t in texts):
+            continue
+        if var not in _VAR.findall(" ".join(_text(src, c) for c in cond)):
+            continue
+        if any(_CLEARS.search(t) or not SPEC_TEXT.search(t) for t in texts):
+            return True
+    return False
