@@ -119,12 +119,13 @@ def section(change: SpecChange, description: str) -> list[str]:
     elif change:
         found = " The description holds one lm_eval table; a comparison needs a base and a candidate." \
             if tables else ""
-        out.append(f"This pull request changes speculative-decoding settings ({_what(change)}).{found} Please add "
+        out.append(f"This pull request changes an MTP script or entry ({_what(change)}).{found} Please add "
                    "accuracy evidence to its description: lm_eval results (e.g. gsm8k, 5-shot) of the same server "
                    "without speculative decoding (the first table, the base) and with it, as the markdown table "
                    "lm_eval prints or a tab-separated copy; benchbot compares them here.")
     if change.async_on and not any(t.no_async for t in tables[1:]):
         out += ["", f"{_names(change.async_on)} {'runs' if len(change.async_on) == 1 else 'run'} the MTP server with "
                 "`--async-scheduling` and no evidence with it off is given (a table after a line that says "
-                "\u201cno-async\u201d or \u201casync scheduling off\u201d)."]
+                "\u201cno-async\u201d or \u201casync scheduling off\u201d): async scheduling has changed MTP "
+                "accuracy in vLLM before (gsm8k 0.9454 with it, 0.9522 without, against 0.9530 without MTP)."]
     return out

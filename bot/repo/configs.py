@@ -77,6 +77,10 @@ def load_config(tree: Tree, path: str) -> ConfigFile:
     return out
 
 
+# Entry fields that hold the points (read by ``_points``), not settings of the entry itself
+POINT_BLOCKS = frozenset({"scenarios", "seq-len-configs"})
+
+
 def _points(body: YMap) -> list[Point]:
     out: list[Point] = []
     scenarios = body.get("scenarios")

@@ -168,14 +168,14 @@ def _finding(path: str, lines: dict[int, str], model: str, tokens: int, known: L
     n = known.count
     if n == 0:
         what = (f"MTP drafts {tokens} token{'s' if tokens != 1 else ''} per step, but {model} has no native MTP "
-                f"layers ({known.source}): there is no layer to reuse, so the server either fails to load MTP "
+                f"layers [{known.source}]: there is no layer to reuse, so the server either fails to load MTP "
                 "weights or drafts with weights the checkpoint does not have")
     else:
         what = (f"MTP drafts {tokens} tokens per step with {model}, which has {n} native MTP "
-                f"layer{'s' if n != 1 else ''} ({known.source}): the engine reuses "
-                f"{'it' if n == 1 else 'them'} for the other {tokens - n} draft step{'s' if tokens - n != 1 else ''}. "
-                "Legal, but not what the checkpoint was trained for: acceptance is lower than with "
-                f"{tokens} trained layers, so show accuracy evidence with this setting")
+                f"layer{'s' if n != 1 else ''} [{known.source}]: the engine reuses "
+                f"{'it' if n == 1 else 'them'} for the other {tokens - n} draft step{'s' if tokens - n != 1 else ''}; "
+                "legal, but not what the checkpoint was trained for (expect lower acceptance than with "
+                f"{tokens} trained layers)")
     line = min(lines)
     roles = [lines[n] for n in sorted(lines)]
     workers = f" ({', '.join(roles)} workers)" if len(lines) > 1 or roles != ["server"] else ""

@@ -34,8 +34,11 @@ Example:
     ```
 
 Fix:
-    Pass the settings to the server (``--speculative-config "$SPEC_CONFIG"``), or label the
-    points ``spec-decoding: none`` if speculation is meant to be off there.
+    Pass the settings to the server (``--speculative-config "$SPEC_CONFIG"``). Where the
+    script turns speculation off on purpose for some points, split the search space: those
+    points belong in rows labelled ``spec-decoding: none`` that run a script without
+    speculation (an ``_mtp`` script that refuses ``SPEC_DECODING`` other than ``mtp`` cannot
+    take them).
 """
 
 from __future__ import annotations
@@ -144,11 +147,11 @@ def _per_point(facts: Facts, off: list[Site], group: list[Site]) -> Finding:
     shown = _spec.sites_text(off)
     on = [s for s in group if s not in off]
     label = f"spec-decoding: {site.wanted}"
-    how = f" (the script switches speculation on {', '.join('$' + v for v in switched)})" if switched else ""
-    msg = (f"{entry.name}: {label}, but at {shown} the server {site.script or site.recipe} starts has no speculative "
-           f"settings{how}: those points are published as speculative decoding while the server decodes plainly")
+    how = f"; the script switches speculation on {', '.join('$' + v for v in switched)}" if switched else ""
+    msg = (f"{entry.name}: {label}, but the server {site.script or site.recipe} starts does not speculate at "
+           f"[{shown}]{how}: those points are published as speculative decoding while the server decodes plainly")
     if on:
-        msg += f"; the other points speculate ({_spec.sites_text(on, 2)})"
+        msg += f" (it speculates at [{_spec.sites_text(on, 2)}])"
     if lines and site.script:
         path, line = site.script, lines[0]
     else:

@@ -65,7 +65,7 @@ def test_tables_in_the_description_are_compared_in_the_summary(seed_pr: PR) -> N
 def test_a_speculative_change_without_tables_is_asked_for_evidence(seed_pr: PR) -> None:
     assert seed_pr.run("opened")[0] == 1
     got = _section(_summary(seed_pr))
-    assert "This pull request changes speculative-decoding settings" in got
+    assert "This pull request changes an MTP script or entry" in got
     for name in (*MTP_SCRIPTS, *MTP_ENTRIES):
         assert f"`{name}`" in got
     assert "Please add accuracy evidence to its description" in got
