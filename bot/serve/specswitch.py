@@ -147,18 +147,25 @@ def _walk(stmts: tuple[ir.Stmt, ...] | list[ir.Stmt]) -> Iterator[object]:
             yield from _walk(s.body)
 
 
+_OPS = r"(?P<op>-le|-lt|-ge|-gt|-eq|-ne|<=|>=|<|>|==|!=)"
 _NUM_TEST = re.compile(
-    r"\$\{?(?P<v>[A-Za-z_][A-Za-z0-9_]*)\}?\"?\s*(?:-le|-lt|-ge|-gt|-eq|-ne|<=|>=|<|>|==|!=)\s*\"?(?P<n>\d+)\b"
-    r"|\b(?P<n2>\d+)\"?\s*(?:-le|-lt|-ge|-gt|-eq|-ne|<=|>=|<|>|==|!=)\s*\"?\$\{?(?P<v2>[A-Za-z_][A-Za-z0-9_]*)")
+    r"\$\{?(?P<v>[A-Za-z_][A-Za-z0-9_]*)\}?\"?\s*" + _OPS + r"\s*\"?(?P<n>\d+)\b"
+    r"|\b(?P<n2>\d+)\"?\s*" + _OPS.replace("op", "op2") + r"\s*\"?\$\{?(?P<v2>[A-Za-z_][A-Za-z0-9_]*)")
+# Where a value equal to the threshold goes: with the values below it ("lo": ``x -le t`` and
+# ``x -gt t`` decide for it as for smaller x), above it ("hi"), or on its own (``-eq``)
+_EQUAL = {"-le": "lo", "<=": "lo", "-gt": "lo", ">": "lo", "-lt": "hi", "<": "hi", "-ge": "hi", ">=": "hi"}
+_FLIP = {"-le": "-ge", "-ge": "-le", "-lt": "-gt", "-gt": "-lt", "<=": ">=", ">=": "<=", "<": ">", ">": "<"}
+
+Cut = tuple[int, str]  # a threshold and where a value equal to it goes: "lo", "hi" or "own"
 
 
-def thresholds(script: ir.Script, var: str) -> tuple[int, ...] | None:
+def thresholds(script: ir.Script, var: str) -> tuple[Cut, ...] | None:
     """The numbers the script's speculative switches compare ``var`` with, when that is all
     they do with it (``[ "$CONC" -le 8 ]``, ``(( CONC >= 128 ))``): values on the same side of
     each of them take the same branches. None when a switch uses ``var`` another way (a
     ``case`` on it, arithmetic, a string test): then every value counts."""
     src = script.source
-    found: set[int] = set()
+    found: dict[int, str] = {}
     for cond, branches, _ in _conditionals(script.body):
         if not any(SPEC_TEXT.search(_text(src, b)) for b in branches):
             continue
@@ -171,17 +178,22 @@ def thresholds(script: ir.Script, var: str) -> tuple[int, ...] | None:
         mentions = len(re.findall(rf"\b{re.escape(var)}\b", text))
         if not hits or len(hits) != mentions:
             return None
-        found.update(int(m.group("n") or m.group("n2")) for m in hits)
-    return tuple(sorted(found))
+        for m in hits:
+            op = m.group("op") if m.group("v") else _FLIP.get(m.group("op2"), m.group("op2"))
+            n = int(m.group("n") or m.group("n2"))
+            side = _EQUAL.get(op, "own")
+            found[n] = side if found.get(n, side) == side else "own"
+    return tuple(sorted(found.items()))
 
 
-def value_class(value: str, cuts: tuple[int, ...]) -> tuple[int, ...] | str:
-    """Where a value sits against each threshold (-1, 0, 1); the value itself if not a number."""
+def value_class(value: str, cuts: tuple[Cut, ...]) -> tuple[int, ...] | str:
+    """Where a value sits against each threshold (-1 below, 1 above, 0 on one that sets it
+    apart); the value itself if not a number."""
     try:
         n = int(value)
     except ValueError:
         return value
-    return tuple((n > t) - (n < t) for t in cuts)
+    return tuple((n > t) - (n < t) if n != t else {"lo": -1, "hi": 1}.get(side, 0) for t, side in cuts)
 
 
 _CLEARS = re.compile(r"\b[A-Z0-9_]*(?:SPEC|MTP|EAGLE|DRAFT)[A-Z0-9_]*\+?=(?:\(\s*\)|0\b|\"\"|''|\s|$)")

@@ -46,10 +46,21 @@ def test_thresholds_split_concurrencies_into_classes_that_take_the_same_branches
         if [ "$CONC" -le 8 ]; then NUM_SPEC=7; elif [ "$CONC" -le 16 ]; then NUM_SPEC=3; else NUM_SPEC=0; fi
         """)
     cuts = specswitch.thresholds(script, "CONC")  # type: ignore[arg-type]
-    assert cuts == (8, 16)
+    assert cuts == ((8, "lo"), (16, "lo"))  # ``-le``: a value equal to the threshold goes with those below
     classes = {c: specswitch.value_class(str(c), cuts) for c in (1, 4, 8, 12, 16, 24, 70)}
-    assert classes[1] == classes[4] != classes[8] != classes[12] == specswitch.value_class("15", cuts)
+    assert classes[1] == classes[4] == classes[8] != classes[12] == classes[16] == specswitch.value_class("15", cuts)
     assert classes[24] == classes[70] != classes[16]
+
+
+def test_equality_tests_set_their_value_apart() -> None:
+    script = _script("""
+        if [ 32 -le "$CONC" ]; then NUM_SPEC=0; fi
+        if [ "$CONC" -eq 4 ]; then SPEC_MODE=x; fi
+        """)
+    cuts = specswitch.thresholds(script, "CONC")  # type: ignore[arg-type]
+    assert cuts == ((4, "own"), (32, "hi"))  # ``32 -le $CONC`` is ``$CONC -ge 32``
+    assert specswitch.value_class("32", cuts) == specswitch.value_class("64", cuts)
+    assert len({specswitch.value_class(str(c), cuts) for c in (2, 4, 8)}) == 3
     assert specswitch.value_class("x", cuts) == "x"
 
 
@@ -101,10 +112,10 @@ def test_thresholds_let_one_evaluation_stand_for_its_class(tmp_path: Path) -> No
     script.write_text(text)
     sites = [s for s in _sites(repo) if s.entry.name == "qwen3.5-bf16-mi300x-vllm-mtp"]
     by_class = {s.conc: s.concs for s in sites}
-    # a threshold itself is a class of its own (``-eq 32`` would set it apart)
-    assert by_class == {"4": ("4", "8", "16"), "32": ("32",), "64": ("64",)}
+    # ``-ge 32``: 32 takes the branch of the values above it
+    assert by_class == {"4": ("4", "8", "16"), "32": ("32", "64")}
     off = [s for s in sites if s.server is not None and s.server.spec is None]
-    assert sorted(s.conc for s in off) == ["32", "64"]
+    assert [s.concs for s in off] == [("32", "64")]
 
 
 def test_the_view_ends_each_path_at_its_server() -> None:
@@ -126,3 +137,32 @@ def test_base_sibling_drops_the_spec_word() -> None:
     base = specview.base_sibling(facts, entry)
     assert base is not None and base.name == "glm5-fp8-mi300x-vllm"
     assert specview.base_sibling(facts, base) is None
+
+
+def _two_groups(repo: Path, entry: str) -> None:
+    """Give ``entry`` a second sequence-length group (8k/1k) next to its 1k/1k one."""
+    cfg = repo / "configs/amd-master.yaml"
+    text = cfg.read_text()
+    head, _, rest = text.partition(f"{entry}:\n")
+    body, sep, tail = rest.partition("\n\n")
+    row = next(line for line in body.splitlines() if line.strip().startswith("- {"))
+    body += f"\n    - isl: 8192\n      osl: 1024\n      search-space:\n{row}"
+    cfg.write_text(head + f"{entry}:\n" + body + sep + tail)
+
+
+def test_groups_that_run_one_script_share_one_evaluation(tmp_path: Path) -> None:
+    repo = copy_repo(FIXTURES / "spec-enabled-clean", tmp_path / "r")
+    _two_groups(repo, "glm5-fp8-mi300x-vllm-mtp")
+    sites = [s for s in _sites(repo) if s.entry.name == "glm5-fp8-mi300x-vllm-mtp"]
+    assert len(sites) == 1
+    assert sorted((p.seq.get("isl"), p.seq.get("osl")) for p in sites[0].points) == [(1024, 1024), (8192, 1024)]
+
+
+def test_a_switch_on_the_sequence_length_keeps_the_groups_apart(tmp_path: Path) -> None:
+    repo = copy_repo(FIXTURES / "spec-enabled-clean", tmp_path / "r")
+    _two_groups(repo, "glm5-fp8-mi300x-vllm-mtp")
+    script = repo / "benchmarks/single_node/fixed_seq_len/glm5_fp8_mi300x_mtp.sh"
+    text = script.read_text()
+    script.write_text(text.replace("SPEC_ARGS=(", 'if [ "$ISL" -gt 4096 ]; then SPEC_ARGS=(); fi\nSPEC_ARGS+=(', 1))
+    sites = [s for s in _sites(repo) if s.entry.name == "glm5-fp8-mi300x-vllm-mtp"]
+    assert sorted(s.point.seq.get("isl") for s in sites) == [1024, 8192]
