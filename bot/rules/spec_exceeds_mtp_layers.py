@@ -53,6 +53,7 @@ from dataclasses import dataclass
 
 from bot.config import Config
 from bot.findings import Finding, Related, Severity
+from bot.repo.configs import Point
 from bot.repo.facts import Facts
 from bot.rules import _spec
 from bot.rules.spec_config_invalid import value_line, yaml_line
@@ -182,6 +183,14 @@ def _finding(path: str, lines: dict[int, str], model: str, tokens: int, known: L
     msg = f"{'; '.join(shown)}{more}{workers}: {what}"
     related = [Related(path, n, f"the {lines[n]} workers' setting") for n in sorted(lines) if n != line]
     related += [Related(*_spec.point_at(s.entry, p)[:2], f"{s.entry.name}: spec-decoding: {s.wanted}")
-                for s in sites for p in s.points[:1]]
+                for s in sites for p in _first_of_each_group(s.points)]
     return Finding(ID, CODE, SEVERITY, path, line, 1, msg, tuple(dict.fromkeys(related))[:8], entries,
                    key=f"{path}|{model.lower()}|{entries[0]}")
+
+
+def _first_of_each_group(points: tuple[Point, ...]) -> list[Point]:
+    """A site's first point of each group (scenario, sequence lengths): a site may stand for several."""
+    seen: dict[tuple[str, str, str], Point] = {}
+    for p in points:
+        seen.setdefault((p.scenario, str(p.seq.get("isl")), str(p.seq.get("osl"))), p)
+    return list(seen.values())

@@ -112,10 +112,6 @@ def _sites(facts: Facts) -> list[Site]:
     out: list[Site] = []
     seen: set[tuple[str, str, int, str]] = set()
     hints: dict[str, bool] = {}
-    # the runs of one entry, launcher and spec-decoding value that hand one script: its groups
-    # (sequence lengths, scenario) share one evaluation unless the script switches speculation
-    # on a variable that differs between them
-    buckets: dict[tuple[object, ...], list[Run]] = {}
     for run in facts.runs:
         entry = run.entry
         key = (entry.path, entry.name, run.point.pos.line, run.launcher)
@@ -125,37 +121,10 @@ def _sites(facts: Facts) -> list[Site]:
         scripts = [s for s in (known(d.target) for d in run.dispatches) if s and facts.tree.is_file(s)]
         if wanted(run.point) == "none" and not any(_hinted(facts, s, hints) for s in scripts):
             continue
-        handed = tuple(known(h.target) for h in run.result.handed())
-        buckets.setdefault((entry.path, entry.name, run.launcher, wanted(run.point), handed), []).append(run)
-    for runs in buckets.values():
-        groups = [[p for p in r.entry.points if point_key(facts.profile, p) == point_key(facts.profile, r.point)]
-                  for r in runs]
-        merged = _merged(facts, runs, groups)
-        if merged is not None:
-            out.append(merged)
-            continue
-        for run, group in zip(runs, groups):
-            out.extend(_run_sites(facts, run, group))
+        group = [p for p in entry.points if point_key(facts.profile, p) == point_key(facts.profile, run.point)]
+        out.extend(_run_sites(facts, run, group))
     out.extend(_recipe_sites(facts))
     return out
-
-
-def _merged(facts: Facts, runs: list[Run], groups: list[list[Point]]) -> Site | None:
-    """One site for several groups of an entry that hand the same one script, when the script
-    switches speculation on nothing that differs between their points; None otherwise."""
-    run = runs[0]
-    assert run.result is not None
-    handed = run.result.handed()
-    if len(runs) < 2 or len(handed) != 1:
-        return None
-    script = known(handed[0].target)
-    if not script or not facts.tree.is_file(script):
-        return None
-    every = [p for g in groups for p in g]
-    if _per_point(facts, run, script, every):
-        return None
-    env = _launcher_env(facts, run.entry, run.point, run)
-    return _site(facts, run, run.point, tuple(every), None, script, _handed_env(env, handed[0]), env)
 
 
 def _hinted(facts: Facts, script: str, memo: dict[str, bool]) -> bool:

@@ -132,22 +132,34 @@ class Serving(Core):
             lead = next((i for i, v in enumerate(held) if (known(v) or "").startswith("-")), len(held))
             argv, lines, start = [argv[0], *held], [lines[0], *([cmd.pos.line] * len(held))], 1 + lead
         env, dropped, plain_vars = self._changes(st)
+        self._push()  # the inline ``X=$Y cmd`` values: what they read is relevant
         for a in cmd.assigns:
             env[a.name] = self.expand(a.value, st) if a.value is not None else lit("")
+        self.relevant.update(self._pop())
         plain = tuple((n, v.value, v.origin or Loc(st.file, 0)) for n, v in plain_vars if n not in env)
         locs = tuple(Loc(st.file, line or cmd.pos.line) for line in lines)
         event = Served(kind, start, tuple(argv), locs, tuple(sorted(env.items())), plain, _files(st),
                        Loc(st.file, cmd.pos.line, cmd.pos.col), dropped)
         st.emit(event)
         self._sunk.append(event)
-        # What the command starts with may hold any value of the path (a file a here-document
-        # wrote with $CONC, a variable the command reads, an array built up by X+=(...)): every
-        # input the path took in decides the recorded command, so an evaluation is reused only
-        # for an env that agrees on all of them (``Result.relevant``).
-        for name, var in st.vars.items():
+        # What the recorded command holds decides which envs may reuse this evaluation
+        # (``Result.relevant``): its words (``_significant`` above), the variables it is handed
+        # changed or exported (``_changes``), the engine-style ones set without export, the
+        # command a variable holds. An input that only passes through unchanged is not among
+        # them: its value is the caller's (``Served.env`` lists changes only), so two launchers
+        # that hand the script different ``RUNNER_NAME`` share one evaluation. A written file
+        # (a here-document with $CONC in it) keeps the old rule: every input the path took in.
+        for _, var in plain_vars:
             self.relevant.update(var.deps)
-            if name in self._inputs:
-                self.relevant.add(name)
+        if len(hit) == 3:
+            held_var = st.vars.get(hit[2])
+            if held_var is not None:
+                self.relevant.update(held_var.deps)
+        if event.files:
+            for name, var in st.vars.items():
+                self.relevant.update(var.deps)
+                if name in self._inputs:
+                    self.relevant.add(name)
         if kind != "client" and self.opt.after_sink_steps and self._stop_at is None:
             self._stop_at = self.budget.steps + self.opt.after_sink_steps
         if kind in self.opt.stop_after:

@@ -138,31 +138,3 @@ def test_base_sibling_drops_the_spec_word() -> None:
     assert base is not None and base.name == "glm5-fp8-mi300x-vllm"
     assert specview.base_sibling(facts, base) is None
 
-
-def _two_groups(repo: Path, entry: str) -> None:
-    """Give ``entry`` a second sequence-length group (8k/1k) next to its 1k/1k one."""
-    cfg = repo / "configs/amd-master.yaml"
-    text = cfg.read_text()
-    head, _, rest = text.partition(f"{entry}:\n")
-    body, sep, tail = rest.partition("\n\n")
-    row = next(line for line in body.splitlines() if line.strip().startswith("- {"))
-    body += f"\n    - isl: 8192\n      osl: 1024\n      search-space:\n{row}"
-    cfg.write_text(head + f"{entry}:\n" + body + sep + tail)
-
-
-def test_groups_that_run_one_script_share_one_evaluation(tmp_path: Path) -> None:
-    repo = copy_repo(FIXTURES / "spec-enabled-clean", tmp_path / "r")
-    _two_groups(repo, "glm5-fp8-mi300x-vllm-mtp")
-    sites = [s for s in _sites(repo) if s.entry.name == "glm5-fp8-mi300x-vllm-mtp"]
-    assert len(sites) == 1
-    assert sorted((p.seq.get("isl"), p.seq.get("osl")) for p in sites[0].points) == [(1024, 1024), (8192, 1024)]
-
-
-def test_a_switch_on_the_sequence_length_keeps_the_groups_apart(tmp_path: Path) -> None:
-    repo = copy_repo(FIXTURES / "spec-enabled-clean", tmp_path / "r")
-    _two_groups(repo, "glm5-fp8-mi300x-vllm-mtp")
-    script = repo / "benchmarks/single_node/fixed_seq_len/glm5_fp8_mi300x_mtp.sh"
-    text = script.read_text()
-    script.write_text(text.replace("SPEC_ARGS=(", 'if [ "$ISL" -gt 4096 ]; then SPEC_ARGS=(); fi\nSPEC_ARGS+=(', 1))
-    sites = [s for s in _sites(repo) if s.entry.name == "glm5-fp8-mi300x-vllm-mtp"]
-    assert sorted(s.point.seq.get("isl") for s in sites) == [1024, 8192]
