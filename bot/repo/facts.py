@@ -126,9 +126,10 @@ class Facts:
     # The serve sinks (``bot.serve.gather.sinks``): evaluations record servers, clients,
     # written files and hand-off environments (``bot.shell.serving``). None for lint.
     sinks: Callable[[list[Val]], Sink | None] | None = None
-    # Sink kinds at which a path ends besides the client (the spec rules' view ends at the
-    # server: ``bot.serve.specview``); with one, no steps are spent after a server either.
+    # Sink kinds at which a path ends besides the client (``bot.serve.specview``: the server)
     stop_at: frozenset[str] = frozenset()
+    # With the sinks on, evaluations are kept across lints only under a mode of their own
+    cache_mode: str = ""
 
     # ------------------------------------------------------------ shell files
     def script(self, path: str) -> ir.Script | None:
@@ -203,8 +204,9 @@ class Facts:
         if max_paths is not None:
             opts.max_paths = min(opts.max_paths, max_paths)
         # across lints (``bot.repo.evalcache``): not for serve, a path bound or a fix being checked
-        store, slot_key = evalcache.slot(self, launcher, real, persist=self.sinks is None and max_paths is None
-                                         and not self._overrides)
+        persist = not self._overrides and ((self.sinks is None and max_paths is None) or bool(self.cache_mode))
+        mode = f"{self.cache_mode}:{max_paths}" if self.cache_mode else ""
+        store, slot_key = evalcache.slot(self, launcher, real, persist=persist, mode=mode)
         if store is not None and slot_key is not None:
             kept = store.lookup(slot_key, env, _RepoFS(self), opts.follow, self.digest)
             if kept is not None:

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts, Run
 from bot.repo.points import point_key
-from bot.serve import specswitch
+from bot.serve import specstatic, specswitch
 from bot.serve.gather import SERVE_ENV, _command, concurrencies, sinks
 from bot.serve.model import ENGINES, MARK, Command, engine_env_var
 from bot.shell.state import Handed
@@ -93,8 +93,8 @@ def _twin(facts: Facts) -> Facts:
     twin = facts.memo.get("spec.facts")
     if twin is None:
         twin = facts.memo["spec.facts"] = dataclasses.replace(
-            facts, sinks=sinks(), stop_at=frozenset(ENGINES), memo={}, _result_cache={}, _spent={},
-            _spent_total=0.0)
+            facts, sinks=sinks(), stop_at=frozenset(ENGINES), cache_mode="spec-view", memo={}, _result_cache={},
+            _spent={}, _spent_total=0.0)
     return twin
 
 
@@ -170,7 +170,7 @@ def _handed_env(env: Mapping[str, Val], h: Handed) -> dict[str, Val]:
 def _per_point(facts: Facts, run: Run, script: str, group: list[Point]) -> tuple[str, ...]:
     """The variables the script switches speculation on that differ between the group's
     points or concurrencies (empty: one evaluation stands for the group)."""
-    switched = _switches(facts, script)
+    switched = specstatic.switches(facts, script)
     if not switched:
         return ()
     conc_var = _conc_var(facts)
@@ -179,15 +179,6 @@ def _per_point(facts: Facts, run: Run, script: str, group: list[Point]) -> tuple
     if conc_var in switched and any(len(concurrencies(p)) > 1 for p in group):
         out.append(conc_var)
     return tuple(dict.fromkeys(out))
-
-
-def _switches(facts: Facts, script: str) -> Mapping[str, tuple[int, ...]]:
-    """``specswitch.switches`` of a script, once per lint."""
-    memo = facts.memo.setdefault("spec.switches", {})
-    if script not in memo:
-        parsed = facts.script(script)
-        memo[script] = specswitch.switches(parsed) if parsed is not None else {}
-    return memo[script]  # type: ignore[no-any-return]
 
 
 def _conc_var(facts: Facts) -> str:
@@ -202,8 +193,7 @@ def _point_sites(facts: Facts, run: Run, script: str, group: list[Point], switch
     those values put in when the launcher hands them on as they came; else the launcher is
     evaluated for the point."""
     conc_var = _conc_var(facts)
-    parsed = facts.script(script)
-    cuts = {n: specswitch.thresholds(parsed, n) if parsed is not None else None for n in switched}
+    cuts = {n: specstatic.cuts(facts, script, n) for n in switched}
     handed = dict(h.env)
     passed = all(n not in handed and (n not in h.dropped if h.inherit_all else n in h.inherited) for n in switched)
     by_values: dict[tuple[object, ...], tuple[Point, str | None, dict[str, Val], list[str], list[Point]]] = {}
@@ -304,11 +294,9 @@ def eval_site(facts: Facts, site: Site, always: bool = False) -> Site | None:
     key = (id(site), always)
     if key not in memo:
         memo[key] = None
-        parsed = facts.script(site.script)
         text = facts.tree.text(site.script) or ""
-        wanted_run = (specswitch.reads(text, "EVAL_ONLY") if always else
-                      "EVAL_ONLY" in _switches(facts, site.script) and parsed is not None
-                      and specswitch.may_disable(parsed, "EVAL_ONLY"))
+        wanted_run = (specswitch.reads(text, "EVAL_ONLY") if always
+                      else specstatic.eval_may_disable(facts, site.script))
         if wanted_run:
             env = dict(site.env)
             env["EVAL_ONLY"] = lit("true")

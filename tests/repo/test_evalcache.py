@@ -17,7 +17,7 @@ from bot.repo.tree import WorkTree
 from tests.conftest import EXAMPLE, FIXTURES, copy_repo
 
 FIXTURE_NAMES = ["workflow-env", "root-causes", "multinode", "case-and-functions", "inconsistent-dispatch",
-                 "agentic", "serve"]
+                 "agentic", "serve", "spec-enabled", "spec-config", "variant-drift", "spec-policy"]
 
 
 @pytest.fixture

@@ -6,6 +6,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from bot.config import load_config
 from bot.lint import lint
 from bot.repo.tree import WorkTree
@@ -138,3 +140,27 @@ def test_base_sibling_drops_the_spec_word() -> None:
     assert base is not None and base.name == "glm5-fp8-mi300x-vllm"
     assert specview.base_sibling(facts, base) is None
 
+
+
+def test_the_switch_facts_are_kept_by_the_script_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm lint reads a script's switches from the persistent cache: it parses nothing."""
+    from bot import cache
+    from bot.repo.facts import Facts, gather
+    from bot.serve import specstatic
+
+    monkeypatch.setenv("BENCHBOT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("BENCHBOT_NO_CACHE", raising=False)
+    cache.disable(False)
+    tree = WorkTree(str(FIXTURES / "spec-enabled"))
+    script = "benchmarks/single_node/fixed_seq_len/qwen3.5_bf16_mi300x_mtp.sh"
+    cold = gather(tree, load_config(tree).profile)
+    first = (specstatic.switches(cold, script), specstatic.cuts(cold, script, "CONC"))
+    assert first == ({"CONC": (4,), "NUM_SPEC_TOKENS": (10,)}, None)  # a case on $CONC: no thresholds
+
+    def no_parse(self: Facts, path: str) -> None:
+        raise AssertionError(f"parsed {path}")
+
+    warm = gather(tree, load_config(tree).profile)
+    monkeypatch.setattr(Facts, "script", no_parse)
+    assert (specstatic.switches(warm, script), specstatic.cuts(warm, script, "CONC")) == first
+    assert specstatic.eval_may_disable(warm, script) is False
