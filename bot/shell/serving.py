@@ -148,14 +148,15 @@ class Serving(Core):
         # command a variable holds. An input that only passes through unchanged is not among
         # them: its value is the caller's (``Served.env`` lists changes only), so two launchers
         # that hand the script different ``RUNNER_NAME`` share one evaluation. A written file
-        # (a here-document with $CONC in it) keeps the old rule: every input the path took in.
+        # the command names (a here-document with $CONC in it, ``--config`` of it) keeps the old
+        # rule: every input the path took in.
         for _, var in plain_vars:
             self.relevant.update(var.deps)
         if len(hit) == 3:
             held_var = st.vars.get(hit[2])
             if held_var is not None:
                 self.relevant.update(held_var.deps)
-        if event.files:
+        if _reads_a_file(event):
             for name, var in st.vars.items():
                 self.relevant.update(var.deps)
                 if name in self._inputs:
@@ -313,6 +314,22 @@ class Serving(Core):
             elif name.isupper() and now.items is None:  # an array cannot be exported at all
                 plain.append((name, now))
         return env, tuple(sorted(dropped)), plain
+
+
+def _reads_a_file(event: Served) -> bool:
+    """Whether the command may read a file the path wrote: one of its words names the file
+    (its path or its name), or a written file's name or a word is not known."""
+    if not event.files:
+        return False
+    words = [known(v) for v in event.argv[event.start:]]
+    if any(w is None for w in words):
+        return True
+    text = " ".join(w for w in words if w is not None)
+    for f in event.files:
+        target = known(f.target)
+        if target is None or posixpath.basename(target) in text:
+            return True
+    return False
 
 
 def _whole_array(w: ir.Word) -> str | None:
