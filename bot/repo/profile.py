@@ -198,6 +198,12 @@ class Profile:
     spec_client_reads: Mapping[str, tuple[str, ...]] = field(
         default_factory=lambda: {"run_agentic_replay_and_write_outputs": ("REPLAY_CMD",)})
 
+    @property
+    def conc_var(self) -> str:
+        """The env var the workflow passes a point's concurrency as (``{@conc}``)."""
+        templates = {**self.env_common, **self.env_single}
+        return next((n for n, t in templates.items() if t == "{@conc}"), "CONC")
+
     def launcher_for(self, node: str) -> str:
         prefix = node.split(self.node_separator, 1)[0] if self.node_separator else node
         return self.launcher.replace("{node_prefix}", prefix)

@@ -92,7 +92,7 @@ def _inputs(facts: Facts, entry: Entry, site: Site, base: Entry, run: Run) -> li
     assert site.run is not None
     mine = facts.env_for(entry, site.point, site.run.node, site.run.label)
     if site.conc is not None:
-        mine[_conc_var(facts)] = lit(site.conc)
+        mine[facts.profile.conc_var] = lit(site.conc)
     theirs = facts.env_for(base, run.point, run.node, run.label)
     shown = {n: ("" if mine.get(n) is None else render(mine[n], MARK),
                  "" if theirs.get(n) is None else render(theirs[n], MARK)) for n in set(mine) | set(theirs)}
@@ -101,7 +101,7 @@ def _inputs(facts: Facts, entry: Entry, site: Site, base: Entry, run: Run) -> li
 
 def _compare(facts: Facts, mine: Command, theirs: Command, inputs: list[tuple[str, str, str]]) -> list[Diff]:
     sizes = frozenset(facts.profile.env_single)  # the parallelism inputs (TP, EP_SIZE, DP_ATTENTION...)
-    varied = any(name in sizes or name == _conc_var(facts) for name, _, _ in inputs)
+    varied = any(name in sizes or name == facts.profile.conc_var for name, _, _ in inputs)
     out: list[Diff] = []
     for k in sorted(sorted(set(mine.args) | set(theirs.args)), key=_order(mine, theirs)):
         if _spec_arg(mine.engine, k) or k in _FILE_ARGS or any(c.args.get(k, 0) is None for c in (mine, theirs)):
@@ -137,11 +137,6 @@ def _mentions(facts: Facts, cmd: Command, key: str, shown: str) -> bool:
     if any(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text) for w in flags):
         return True
     return cmd.engine == "trtllm" and re.search(rf"(?m)^{re.escape(key)}\s*:", text) is not None  # a top-level YAML key
-
-
-def _conc_var(facts: Facts) -> str:
-    templates = {**facts.profile.env_common, **facts.profile.env_single}
-    return next((n for n, t in templates.items() if t == "{@conc}"), "CONC")
 
 
 def _spelling(cmd: Command, key: str) -> str | None:

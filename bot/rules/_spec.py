@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from bot.findings import Related
 from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts
 from bot.repo.yamlfile import YMap
@@ -115,7 +114,3 @@ def sites_text(group: Iterable[Site], limit: int = 4) -> str:
 
 def _num(text: str) -> tuple[int, str]:
     return (int(text), "") if text.isdigit() else (1 << 30, text)
-
-
-def related_points(entry: Entry, points: Iterable[Point], note: str) -> list[Related]:
-    return [Related(entry.path, p.pos.line, note) for p in points]

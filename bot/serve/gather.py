@@ -130,8 +130,7 @@ def gather(facts: Facts, entries: list[Entry], all_points: bool = False,
     from bot.serve.multinode import recipe_launches
 
     labels = facts.runners.labels
-    conc_var = next((n for n, t in {**facts.profile.env_common, **facts.profile.env_single}.items()
-                     if t == "{@conc}"), "CONC")
+    conc_var = facts.profile.conc_var
     for entry in entries:
         if entry.multinode and facts.jobs.of(entry) is not None:
             yield from recipe_launches(facts, entry)
@@ -207,12 +206,29 @@ def _launches(facts: Facts, entry: Entry, point: Point, conc: str | None, launch
         return
     for script in scripts:
         h = next(x for x in handed if known(x.target) == script)
-        if h.inherit_all:
-            script_env = {n: v for n, v in env.items() if n not in h.dropped}
-        else:
-            script_env = {n: env[n] for n in h.inherited if n in env}
-        script_env.update(h.env)
-        yield _script_launch(facts, entry, point, conc, launcher, script, h, script_env, env)
+        yield _script_launch(facts, entry, point, conc, launcher, script, h, handed_env(env, h), env)
+
+
+def handed_env(env: Mapping[str, Val], h: Handed) -> dict[str, Val]:
+    """What reaches a dispatched script: the launcher's ``env`` as ``h`` hands it on."""
+    if h.inherit_all:
+        out = {n: v for n, v in env.items() if n not in h.dropped}
+    else:
+        out = {n: env[n] for n in h.inherited if n in env}
+    out.update(h.env)
+    return out
+
+
+def unexported(served: list[Served]) -> dict[str, tuple[str, str]]:
+    """Engine-style variables the servers' paths set without ``export``: name -> (value, "path:line")."""
+    out: dict[str, tuple[str, str]] = {}
+    for s in served:
+        if s.kind == "client":
+            continue
+        for name, value, loc in s.plain:
+            if engine_env_var(name):
+                out.setdefault(name, (render(value, MARK), f"{loc.path}:{loc.line}"))
+    return out
 
 
 def _script_launch(facts: Facts, entry: Entry, point: Point, conc: str | None, launcher: str, script: str,
@@ -233,16 +249,9 @@ def _script_launch(facts: Facts, entry: Entry, point: Point, conc: str | None, l
     clients = [_command(s, env, memo, inputs) for s in distinct if s.kind == "client"][:1]
     if not servers and not reasons:
         reasons.append(_ended(result) or "the script starts no server we recognise")
-    unexported: dict[str, tuple[str, str]] = {}
-    for s in served:
-        if s.kind == "client":
-            continue
-        for name, value, loc in s.plain:
-            if engine_env_var(name):
-                unexported.setdefault(name, (render(value, MARK), f"{loc.path}:{loc.line}"))
     return Launch(entry, point, conc, launcher, script, servers[0] if servers else None,
                   clients[0] if clients else None, tuple(servers[1:]), h.boundary, h.complete,
-                  unexported, tuple(reasons))
+                  unexported(served), tuple(reasons))
 
 
 def _ended(result: Result) -> str | None:

@@ -24,16 +24,19 @@ SPEC_TEXT = re.compile(
 _VAR = re.compile(r"\$\{?#?!?([A-Za-z_][A-Za-z0-9_]*)")
 
 
+def _code(text: str) -> str:
+    """A script's text without its comment lines."""
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
 def mentions_spec(text: str) -> bool:
     """Whether a script's text (comments aside) says anything speculative."""
-    code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-    return SPEC_TEXT.search(code) is not None
+    return SPEC_TEXT.search(_code(text)) is not None
 
 
 def reads(text: str, var: str) -> bool:
     """Whether a script's code (comments aside) reads ``var``."""
-    code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-    return re.search(rf"\$\{{?{re.escape(var)}\b", code) is not None
+    return re.search(rf"\$\{{?{re.escape(var)}\b", _code(text)) is not None
 
 
 def switches(script: ir.Script) -> Mapping[str, tuple[int, ...]]:
@@ -58,30 +61,27 @@ def _text(src: bytes, node: object) -> str:
 def _conditionals(stmts: tuple[ir.Stmt, ...] | list[ir.Stmt]
                   ) -> Iterator[tuple[list[object], list[object], int]]:
     """(the nodes of a condition, the nodes of its branches, line) for every conditional."""
-    for s in stmts:
-        if isinstance(s, ir.If):
-            conds: list[object] = [c for cond, _ in s.clauses for c in cond]
-            bodies: list[object] = [b for _, body in s.clauses for b in body]
-            bodies.extend(s.else_body or ())
-            yield conds, bodies, s.pos.line
-            for cond, body in s.clauses:
-                yield from _conditionals(cond)
-                yield from _conditionals(body)
-            yield from _conditionals(s.else_body or ())
-        elif isinstance(s, ir.Case):
-            yield [s.word], [b for _, body in s.items for b in body], s.pos.line
-            for _, body in s.items:
-                yield from _conditionals(body)
-        elif isinstance(s, ir.AndOr):
-            rest = [r for _, r in s.rest]
-            yield [s.first], list(rest), s.pos.line
-            yield from _conditionals([s.first, *rest])
-        elif isinstance(s, (ir.For, ir.While)):
-            yield from _conditionals(s.body)
-            if isinstance(s, ir.While):
-                yield from _conditionals(s.cond)
-        elif isinstance(s, (ir.Group, ir.FuncDef)):
-            yield from _conditionals(s.body)
+    for cond, ways, line, _ in _choices(stmts):
+        yield cond, [b for way in ways for b in way], line
+
+
+def _choices(stmts: tuple[ir.Stmt, ...] | list[ir.Stmt]
+             ) -> Iterator[tuple[list[object], list[list[object]], int, bool]]:
+    """(the nodes of a condition, its ways through (the nodes of each branch), line, whether
+    the ways are every way: an ``if`` with an ``else``, a ``case`` with ``*)``) for every
+    ``if``, ``case`` and ``&&``/``||`` list, nested ones and those in functions included."""
+    for node in _walk(stmts):
+        if isinstance(node, ir.If):
+            cond: list[object] = [c for clause, _ in node.clauses for c in clause]
+            ways = [_objects(body) for _, body in node.clauses]
+            if node.else_body is not None:
+                ways.append(_objects(node.else_body))
+            yield cond, ways, node.pos.line, node.else_body is not None
+        elif isinstance(node, ir.Case):
+            every = any(p.literal() == "*" for pats, _ in node.items for p in pats)
+            yield [node.word], [_objects(body) for _, body in node.items], node.pos.line, every
+        elif isinstance(node, ir.AndOr):
+            yield [node.first], [[r for _, r in node.rest]], node.pos.line, False
 
 
 # A flag whose next word is a speculative value (``--speculative-config "$SPEC"``).
@@ -206,21 +206,8 @@ def may_disable(script: ir.Script, var: str) -> bool:
     writes one (``EVAL_ONLY`` picking real verification instead of synthetic acceptance):
     speculation then stays on whichever branch runs."""
     src = script.source
-    for node in _walk(script.body):
-        ways: list[list[object]]
-        if isinstance(node, ir.If):
-            cond: list[object] = [c for clause, _ in node.clauses for c in clause]
-            ways = [_objects(body) for _, body in node.clauses] + [_objects(node.else_body or ())]
-        elif isinstance(node, ir.Case):
-            cond = [node.word]
-            ways = [_objects(body) for _, body in node.items]
-            if not any(_text(src, p).strip("'\"") == "*" for pats, _ in node.items for p in pats):
-                ways.append([])
-        elif isinstance(node, ir.AndOr):
-            cond, ways = [node.first], [[r for _, r in node.rest], []]
-        else:
-            continue
-        texts = [" ".join(_text(src, b) for b in way) for way in ways]
+    for cond, ways, _, every in _choices(script.body):
+        texts = [" ".join(_text(src, b) for b in way) for way in ways] + ([] if every else [""])
         if not any(SPEC_TEXT.search(t) for t in texts):
             continue
         if var not in _VAR.findall(" ".join(_text(src, c) for c in cond)):

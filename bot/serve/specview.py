@@ -36,8 +36,9 @@ from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts, Run
 from bot.repo.points import point_key
 from bot.serve import specstatic, specswitch
-from bot.serve.gather import SERVE_ENV, _command, concurrencies, sinks
-from bot.serve.model import ENGINES, MARK, Command, engine_env_var
+from bot.serve.gather import SERVE_ENV, _command, concurrencies, handed_env, sinks
+from bot.serve.gather import unexported as unexported_vars
+from bot.serve.model import ENGINES, MARK, Command
 from bot.shell.state import Handed
 from bot.shell.values import Val, known, lit, render
 
@@ -141,7 +142,7 @@ def _run_sites(facts: Facts, run: Run, group: list[Point]) -> list[Site]:
         script = known(h.target)
         if not script or not facts.tree.is_file(script):
             continue
-        script_env = _handed_env(env, h)
+        script_env = handed_env(env, h)
         switched = _per_point(facts, run, script, group)
         if switched:
             out.extend(_point_sites(facts, run, script, group, switched, h, script_env))
@@ -158,32 +159,18 @@ def _launcher_env(facts: Facts, entry: Entry, point: Point, run: Run) -> dict[st
     return env
 
 
-def _handed_env(env: Mapping[str, Val], h: Handed) -> dict[str, Val]:
-    if h.inherit_all:
-        out = {n: v for n, v in env.items() if n not in h.dropped}
-    else:
-        out = {n: env[n] for n in h.inherited if n in env}
-    out.update(h.env)
-    return out
-
-
 def _per_point(facts: Facts, run: Run, script: str, group: list[Point]) -> tuple[str, ...]:
     """The variables the script switches speculation on that differ between the group's
     points or concurrencies (empty: one evaluation stands for the group)."""
     switched = specstatic.switches(facts, script)
     if not switched:
         return ()
-    conc_var = _conc_var(facts)
+    conc_var = facts.profile.conc_var
     envs = [facts.env_for(run.entry, p, run.node, run.label) for p in group]
     out = [n for n in switched if n != "EVAL_ONLY" and len({render(e.get(n, lit("")), MARK) for e in envs}) > 1]
     if conc_var in switched and any(len(concurrencies(p)) > 1 for p in group):
         out.append(conc_var)
     return tuple(dict.fromkeys(out))
-
-
-def _conc_var(facts: Facts) -> str:
-    templates = {**facts.profile.env_common, **facts.profile.env_single}
-    return next((n for n, t in templates.items() if t == "{@conc}"), "CONC")
 
 
 def _point_sites(facts: Facts, run: Run, script: str, group: list[Point], switched: tuple[str, ...], h: Handed,
@@ -192,7 +179,7 @@ def _point_sites(facts: Facts, run: Run, script: str, group: list[Point], switch
     concurrencies, when the switch reads the concurrency). The script's env is the run's with
     those values put in when the launcher hands them on as they came; else the launcher is
     evaluated for the point."""
-    conc_var = _conc_var(facts)
+    conc_var = facts.profile.conc_var
     cuts = {n: specstatic.cuts(facts, script, n) for n in switched}
     handed = dict(h.env)
     passed = all(n not in handed and (n not in h.dropped if h.inherit_all else n in h.inherited) for n in switched)
@@ -224,7 +211,7 @@ def _point_sites(facts: Facts, run: Run, script: str, group: list[Point], switch
             h2 = next((x for x in result.handed() if known(x.target) == script), None)
             if h2 is None:
                 continue  # this point runs another script: the launcher's business
-            senv = _handed_env(env, h2)
+            senv = handed_env(env, h2)
         out.append(_site(facts, run, point, tuple(points), conc, script, senv, env, switched,
                          tuple(dict.fromkeys(concs))))
     return out
@@ -247,15 +234,10 @@ def _site(facts: Facts, run: Run, point: Point, points: tuple[Point, ...], conc:
     memo = twin.memo.setdefault("serve.commands", {})
     served = [s for s in result.served() if s.kind != "client"]
     servers = [_command(s, env, memo, inputs) for s in served]
-    unexported: dict[str, tuple[str, str]] = {}
-    for s in served:
-        for name, value, loc in s.plain:
-            if engine_env_var(name):
-                unexported.setdefault(name, (render(value, MARK), f"{loc.path}:{loc.line}"))
     if not servers and not reasons:
         reasons.append("the script starts no server we recognise")
     return Site(run.entry, point, points, conc, concs, run.launcher, script, servers[0] if servers else None, run,
-                unexported=unexported, env=env, switched=switched, reasons=tuple(reasons))
+                unexported=unexported_vars(served), env=env, switched=switched, reasons=tuple(reasons))
 
 
 def _recipe_sites(facts: Facts) -> list[Site]:
@@ -339,7 +321,7 @@ def base_server(facts: Facts, site: Site, base: Entry) -> Command | None:
     for h in run.result.handed():
         script = known(h.target)
         if script and facts.tree.is_file(script):
-            got = _site(facts, run, run.point, (run.point,), None, script, _handed_env(env, h), env)
+            got = _site(facts, run, run.point, (run.point,), None, script, handed_env(env, h), env)
             memo[key] = got.server
             break
     return memo[key]  # type: ignore[no-any-return]
