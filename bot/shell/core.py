@@ -72,6 +72,7 @@ class Core:
             {slicing.SERVING} if self.opt.sinks is not None else frozenset())
         self._skips = slicing.table(self._loud) if self.opt.slice and slicing.ENABLED and not self.opt.linear else None
         self._read_by: dict[str, int] = {}  # per name: how many files entered read it
+        self._file_deps: dict[Val, set[str]] = {}  # written file -> the names its writes read (serve)
         self._entered: set[int] = set()
         self._external_memo: dict[tuple[int, tuple[Val, ...]], tuple[str | None, tuple[str, int, str] | None]] = {}
 
@@ -119,6 +120,7 @@ class Core:
         self._sunk = []
         self._stop_at = None
         self._read_by = {}
+        self._file_deps = {}
         self._entered = set()
         try:
             states = self.block(self.enter(script.body), [st])

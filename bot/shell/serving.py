@@ -5,9 +5,7 @@ for it. When on, the evaluator also
 
 - keeps arrays as their elements (``X=(a "b c")``, ``X+=(d)``), so that ``"${X[@]}"``
   expands to one word per element, each with the line it was written on;
-- records the files a script writes (``cat > F <<EOF``, ``cat <<EOF >> F``, ``echo ... > F``,
-  ``printf ... >> F``, ``tee F <<EOF``) as ``Wrote`` events, with their content when the
-  command is one whose output we can tell;
+- records the files a script writes as ``Wrote`` events (``bot.shell.written``);
 - records every command the sink recognises (``vllm serve``, ``python3 -m sglang...``,
   ``run_benchmark_serving``) as a ``Served`` event: its words, where each came from, the
   environment that reaches it (exported variables and inline prefixes) and the engine-style
@@ -21,22 +19,19 @@ from __future__ import annotations
 import posixpath
 
 from bot.shell import ir
-from bot.shell.builtins import _echo, _printf
-from bot.shell.core import Core
 from bot.shell.options import _NAME_RE
-from bot.shell.state import Handed, Loc, Served, State, Var, Wrote
-from bot.shell.values import TooLong, Val, concat, known, leading, lit, unknown
+from bot.shell.state import Handed, Loc, Served, State, Var
+from bot.shell.values import Val, concat, known, leading, lit, unknown
 from bot.shell.wordops import _split_fields, fields
+from bot.shell.written import Written, _files, _files_read
 
 MAX_ITEMS = 4096  # elements an array may have (beyond: unknown, and a budget note)
 MAX_SEGMENTS = 256  # pieces of a value whose lines are kept
-_OUT_OPS = frozenset({">", ">>", ">|", "&>", "&>>"})
-_CONTENT_COMMANDS = frozenset({"cat", "tee", "echo", "printf"})
 _CONTAINERS = frozenset({"docker", "podman", "nerdctl"})
 _SRUN = frozenset({"srun"})
 
 
-class Serving(Core):
+class Serving(Written):
     # ------------------------------------------------------------------ arrays
     def array_items(self, a: ir.Assign, st: State) -> tuple[tuple[Val, int], ...]:
         """The elements of ``X=(...)`` (after ``X+=``, the old ones first)."""
@@ -148,19 +143,17 @@ class Serving(Core):
         # command a variable holds. An input that only passes through unchanged is not among
         # them: its value is the caller's (``Served.env`` lists changes only), so two launchers
         # that hand the script different ``RUNNER_NAME`` share one evaluation. A written file
-        # the command names (a here-document with $CONC in it, ``--config`` of it) keeps the old
-        # rule: every input the path took in.
+        # the command may read (a here-document with $CONC in it, ``--config`` of it) adds what
+        # the file's content and name were made of, over every write of it (which branch wrote
+        # it is already relevant: branch conditions are).
         for _, var in plain_vars:
             self.relevant.update(var.deps)
         if len(hit) == 3:
             held_var = st.vars.get(hit[2])
             if held_var is not None:
                 self.relevant.update(held_var.deps)
-        if _reads_a_file(event):
-            for name, var in st.vars.items():
-                self.relevant.update(var.deps)
-                if name in self._inputs:
-                    self.relevant.add(name)
+        for f in _files_read(event):
+            self.relevant.update(self._file_deps.get(f.target, ()))
         if kind != "client" and self.opt.after_sink_steps and self._stop_at is None:
             self._stop_at = self.budget.steps + self.opt.after_sink_steps
         if kind in self.opt.stop_after:
@@ -168,49 +161,6 @@ class Serving(Core):
         return kind
 
     # ------------------------------------------------------------- files
-    def wrote(self, cmd: ir.Command, st: State) -> bool:
-        """Record the files ``cmd`` writes; True when that was all it did (``cat > F <<EOF``,
-        ``echo ... > F``), so the caller need not run it."""
-        outs = [r for r in cmd.redirects if r.op in _OUT_OPS and r.fd in (None, 1) and r.target is not None]
-        name = cmd.words[0].literal() if cmd.words else None
-        tee_files: list[ir.Word] = []
-        if name == "tee":
-            tee_files = [w for w in cmd.words[1:] if not (w.literal() or "").startswith("-")]
-        if not outs and not tee_files:
-            return False
-        content: Val
-        if name in ("cat", "tee"):
-            body = next((r for r in cmd.redirects if r.op in ("<<", "<<-", "<<<")), None)
-            if body is not None and body.op == "<<<" and body.target is not None:
-                content = concat(self.expand(body.target, st), lit("\n"))
-            elif body is not None and body.body is not None:
-                content = self.expand(body.body, st)
-                if body.op == "<<-":
-                    content = _strip_tabs(content)
-            else:
-                content = unknown(f"output of {name}")
-        elif name in ("echo", "printf"):
-            args = [self.expand(w, st) for w in cmd.words[1:]]
-            try:
-                content = _echo(args) if name == "echo" else _printf(args, self.budget.value_limit)
-            except TooLong:
-                content = unknown("printf width")
-        else:
-            content = unknown(f"output of {name or 'a command'}")
-        content = self._cap(content, st)
-        loc = Loc(st.file, cmd.pos.line, cmd.pos.col)
-        appends = (tee_files and any((w.literal() or "") in ("-a", "--append") for w in cmd.words[1:]))
-        for r in outs:
-            assert r.target is not None
-            raw = self.expand(r.target, st)
-            target = self.normalize(raw, st)
-            if not (known(raw) or "").startswith("/dev/"):
-                st.emit(Wrote(target, content, r.op in (">>", "&>>"), loc, raw))
-        for w in tee_files:
-            raw = self.expand(w, st)
-            st.emit(Wrote(self.normalize(raw, st), content, bool(appends), loc, raw))
-        return name in _CONTENT_COMMANDS and not tee_files and name != "tee"
-
     # ------------------------------------------------------------- hand-off
     def handed(self, cmd: ir.Command, argv: list[Val], idx: int, target: Val, loc: Loc, st: State) -> None:
         """Record the environment the script at ``argv[idx]`` starts with (``Options.sinks``
@@ -316,22 +266,6 @@ class Serving(Core):
         return env, tuple(sorted(dropped)), plain
 
 
-def _reads_a_file(event: Served) -> bool:
-    """Whether the command may read a file the path wrote: one of its words names the file
-    (its path or its name), or a written file's name or a word is not known."""
-    if not event.files:
-        return False
-    words = [known(v) for v in event.argv[event.start:]]
-    if any(w is None for w in words):
-        return True
-    text = " ".join(w for w in words if w is not None)
-    for f in event.files:
-        target = known(f.target)
-        if target is None or posixpath.basename(target) in text:
-            return True
-    return False
-
-
 def _whole_array(w: ir.Word) -> str | None:
     """The array name of a word that is only ``${X[@]}`` / ``"${X[@]}"``."""
     parts = [p for p in w.parts if not (isinstance(p, ir.Lit) and not p.text)]
@@ -339,34 +273,6 @@ def _whole_array(w: ir.Word) -> str | None:
             and _NAME_RE.match(parts[0].name):
         return parts[0].name
     return None
-
-
-def _files(st: State) -> tuple[Wrote, ...]:
-    """The last content of each file the path wrote (appends added to what was there)."""
-    last: dict[Val, Wrote] = {}
-    for e in st.events:
-        if isinstance(e, Wrote):
-            before = last.get(e.target)
-            if e.append and before is not None:
-                e = Wrote(e.target, concat(before.content, e.content), True, before.loc, e.raw)
-            last[e.target] = e
-    return tuple(last.values())
-
-
-def _strip_tabs(v: Val) -> Val:
-    """``<<-``: leading tabs of each line are removed (known text only)."""
-    out: list[Val] = []
-    at_start = True
-    for p in v:
-        if isinstance(p, str):
-            lines = p.split("\n")
-            text = "\n".join(line.lstrip("\t") if (i or at_start) else line for i, line in enumerate(lines))
-            out.append(lit(text))
-            at_start = p.endswith("\n")
-        else:
-            out.append((p,))
-            at_start = False
-    return concat(*out)
 
 
 def _export_items(words: list[str | None], srun: int | None) -> list[str]:
