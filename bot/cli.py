@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from bot import cli_cache, cli_compare, cli_eval, cli_event, cli_fix, cli_history, cli_serve, rules
+from bot import cli_cache, cli_compare, cli_eval, cli_event, cli_fix, cli_history, cli_recipes, cli_serve, rules
 from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding, Severity
 from bot.newonly import Comparison
@@ -44,6 +44,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="print the number of findings per rule instead of the findings (text)")
     cli_compare.add_arguments(lint)  # --staged, --new-from-rev, --baseline, --write-baseline
     cli_fix.add_arguments(lint)  # --fix, --unsafe-fixes
+    cli_recipes.add_lint_option(lint)  # --recipes DIR|github
     dispatch = sub.add_parser("dispatch", help="show the script every (entry, launcher) pair runs")
     dispatch.add_argument("path", nargs="?", default=".",
                           help="the repo, or any folder in it (default: .; the root is found upwards)")
@@ -54,11 +55,12 @@ def _parser() -> argparse.ArgumentParser:
     dispatch.add_argument("--config", help="configuration file (default: .benchbot.yml or pyproject.toml in PATH)")
     cli_event.add_parser(sub, FORMATS)  # its --help lists the GITHUB_* and BENCHBOT_* variables it reads
     cli_serve.add_parser(sub)
+    cli_recipes.add_parser(sub)
     cli_history.add_parser(sub)
     cli_eval.add_parser(sub)
     cli_cache.add_parser(sub)
     cli_cache.add_option(p, top=True)
-    for name in ("lint", "dispatch", "event", "serve", "history"):
+    for name in ("lint", "dispatch", "event", "serve", "history", "recipes"):
         cli_cache.add_option(sub.choices[name])
     sub.add_parser("rules", help="list the rules")
     explain = sub.add_parser("explain", help="print a rule's documentation")
@@ -136,7 +138,7 @@ def _command(args: argparse.Namespace) -> int:
         print(f"{found} ({module.CODE}, {module.SEVERITY.label})\n")
         print(rule_text(module))
         return EXIT_OK
-    if args.command in ("lint", "dispatch", "serve"):
+    if args.command in ("lint", "dispatch", "serve", "recipes"):
         for option in ("rev", "new_from_rev"):
             if getattr(args, option, None) == "":  # `--rev ""` (an unset variable) is no revision
                 print(f"benchbot: --{option.replace('_', '-')} needs a revision (got an empty string)",
@@ -150,6 +152,8 @@ def _command(args: argparse.Namespace) -> int:
         return _dispatch(args)
     if args.command == "serve":
         return cli_serve.run(args, _entry_hint)
+    if args.command == "recipes":
+        return cli_recipes.run(args, _entry_hint)
     if args.command == "event":
         return _event(args)
     return _lint(args)
@@ -333,7 +337,10 @@ def _lint(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     tree.limit(conf.max_file_bytes)
     try:
-        result = lint(tree, conf)
+        result = lint(tree, conf, recipes=cli_recipes.lint_sources(args, conf))
+    except ValueError as exc:  # a --recipes folder of no known layout
+        print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
     except TreeError as exc:  # git could not give a blob the tree names
         print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE

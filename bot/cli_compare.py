@@ -70,7 +70,7 @@ def comparison(args: argparse.Namespace, conf: Config, head: LintResult) -> tupl
         if args.staged and rev == "HEAD" and not has_commit(args.path, "HEAD"):
             return replace(compare(head.findings, []), rev=rev), 0.0  # the first commit: everything is new
         base_tree = open_tree(args.path, rev)
-        base = lint(base_tree, conf)
+        base = lint(base_tree, conf, recipes=getattr(args, "recipe_sources", None))  # ``lint --recipes``'s
         moved = renames(args.path, rev, STAGED if args.staged else args.rev)
         compared = replace(compare(head.findings, base.findings, moved), rev=rev)
         if args.new_from_rev:  # a change-level rule: the change against its named base (not a hook's HEAD)

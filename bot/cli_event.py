@@ -30,6 +30,8 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("BENCHBOT_CACHE_KEY", "a secret (32+ characters) sealing the cache; in CI, none: no cache"),
     ("BENCHBOT_CACHE_DIR", "where the persistent cache is (default: the user cache folder)"),
     ("BENCHBOT_NO_CACHE", "1: no persistent cache (as --no-cache)"),
+    ("BENCHBOT_RECIPES_API_URL", "where the recipe repositories are read (default https://api.github.com)"),
+    ("BENCHBOT_RECIPES_TOKEN", "a token for them (default: GITHUB_TOKEN when it is for that same server)"),
     ("BENCHBOT_DEBUG", "1: an internal error shows its traceback"),
 )
 

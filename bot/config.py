@@ -13,6 +13,9 @@ speculators: .benchbot/speculators.yml      # the speculator policy (this is the
 github:                                     # the pull-request bot (benchbot event)
   bot-login: github-actions[bot]
   recipe-reminder: "..."
+recipes:                                    # where the official recipes are read (bot.recipes.sources)
+  vllm: {repo: vllm-project/recipes, ref: main, path: ""}
+  sglang: {repo: sgl-project/sglang, path: docs_new/src/snippets/configs}
 ```
 The file is validated against ``schemas/benchbot.schema.json``; every error names the
 file, line and column of the offending key or value.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import stat
 import tomllib
 from collections.abc import Mapping
@@ -30,7 +34,7 @@ from typing import Any
 
 from bot.findings import Severity
 from bot.repo.profile import Profile, profile_from_config
-from bot.repo.schema import validate
+from bot.repo.schema import Violation, validate
 from bot.repo.speculators import PolicyError, SpecPolicy, load_policy
 from bot.repo.tree import DEFAULT_MAX_BYTES, HARD_MAX_BYTES, Tree, glob_match, too_large
 from bot.repo.yamlfile import YList, YMap, load
@@ -84,6 +88,74 @@ class BenchConfig:
 
 
 @dataclass(frozen=True)
+class RepoRef:
+    """A folder of a GitHub repository at a ref: where one engine's official recipes live."""
+
+    repo: str  # owner/name
+    ref: str | None = None  # a branch, tag or commit SHA; None: the default branch
+    path: str = ""  # repository-relative folder ("" the root); Source paths stay repository-relative
+
+
+@dataclass(frozen=True)
+class RecipeSettings:
+    """The ``recipes:`` section (``bot.recipes.sources.open_sources``)."""
+
+    vllm: RepoRef = RepoRef("vllm-project/recipes")
+    sglang: RepoRef = RepoRef("sgl-project/sglang", None, "docs_new/src/snippets/configs")
+    local: tuple[str, ...] = ()  # repo-relative folders of collections kept in the linted repo
+    # the configuration has a ``recipes:`` section: the pull-request bot compares changed
+    # entries with the GitHub repositories (it never reaches them unasked)
+    given: bool = False
+    # the GitHub repositories are read (unless the section names only ``local`` folders)
+    github: bool = True
+
+    def of(self, kind: str) -> RepoRef:
+        """The repository of ``kind`` ("vllm" or "sglang")."""
+        if kind not in ("vllm", "sglang"):
+            raise ValueError(f"no recipe kind {kind!r}")
+        ref: RepoRef = getattr(self, kind)
+        return ref
+
+
+_REPO = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}")
+_RECIPE_FIELDS = {
+    "repo": "must be OWNER/NAME of a GitHub repository",
+    "ref": "must be a branch, tag or commit SHA (no spaces, no '..', none of ~^:?*[\\)",
+    "path": "must be a folder of the repository, relative to its root (no leading '/', no '..')",
+    "local": "must be a folder of this repository, relative to its root (no leading '/', no '..')",
+}
+
+
+def _recipes_message(v: Violation) -> str:
+    """What a ``recipes:`` value the schema's pattern refused should be (not the pattern)."""
+    if v.keyword != "pattern" or len(v.path) != 3 or v.path[0] != "recipes":
+        return v.message
+    if v.path[1] == "local":
+        return f"recipes.local[{v.path[2]}] {_RECIPE_FIELDS['local']}, not {v.subject}"
+    return f"recipes.{v.path[1]}.{v.path[2]} {_RECIPE_FIELDS.get(str(v.path[2]), 'is not valid')}, not {v.subject}"
+
+
+def _recipes(data: Any, path: str) -> RecipeSettings:
+    """``recipes:`` (the schema has checked its shape)."""
+    defaults = RecipeSettings()
+    section = data.get("recipes") or {}
+    out: dict[str, RepoRef] = {}
+    for kind in ("vllm", "sglang"):
+        given = section.get(kind) or {}
+        base = defaults.of(kind)
+        repo = str(given.get("repo", base.repo))
+        if not _REPO.fullmatch(repo) or repo.endswith(("/.", "/..")):  # the schema's pattern, and no final newline
+            raise ConfigError(f"{_where(section, kind, path)}: recipes.{kind}.repo {_RECIPE_FIELDS['repo']}, "
+                              f"not {repo!r}")
+        ref = given.get("ref")
+        folder = str(given.get("path", base.path if repo == base.repo else "")).strip("/")
+        out[kind] = RepoRef(repo, str(ref) if ref is not None else None, folder)
+    local = tuple(str(d).strip("/") for d in section.get("local", ()))
+    github = "vllm" in section or "sglang" in section or not local
+    return RecipeSettings(out["vllm"], out["sglang"], local, "recipes" in data, github)
+
+
+@dataclass(frozen=True)
 class Config:
     select: frozenset[str] | None = None
     ignore: frozenset[str] = frozenset()
@@ -99,6 +171,7 @@ class Config:
     # the speculator policy (``.benchbot/speculators.yml`` or ``speculators: PATH``), read from
     # the same tree as this config (the base in pull requests); None: the repo has none
     speculators: SpecPolicy | None = None
+    recipes: RecipeSettings = field(default_factory=lambda: RecipeSettings())
 
     def enabled(self, rule: str) -> bool:
         return (self.select is None or rule in self.select) and rule not in self.ignore
@@ -206,7 +279,7 @@ def from_mapping(data: Mapping[str, Any], path: str) -> Config:
         first = problems[0]
         where = f"{path}:{first.mark.line}:{first.mark.col}" if isinstance(data, YMap) else path
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise ConfigError(f"{where}: {first.message}{more}")
+        raise ConfigError(f"{where}: {_recipes_message(first)}{more}")
 
     def rule_ids(value: Any, where: str, what: str) -> frozenset[str]:
         out = set()
@@ -275,4 +348,5 @@ def from_mapping(data: Mapping[str, Any], path: str) -> Config:
         labels=tuple((str(k), str(v)) for k, v in b.get("labels", {}).items()),
     )
     max_file = min(int(float(data.get("max-file-mb", DEFAULT_MAX_BYTES / 2**20)) * 2**20), HARD_MAX_BYTES)
-    return Config(select, ignore, severity, fail_on, profile, path, per_path, github, bench, max(1, max_file))
+    return Config(select, ignore, severity, fail_on, profile, path, per_path, github, bench, max(1, max_file),
+                  recipes=_recipes(data, path))

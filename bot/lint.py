@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from bot import lintcache
@@ -13,6 +13,7 @@ from bot.repo.tree import Tree
 from bot.report import Stats
 
 if TYPE_CHECKING:
+    from bot.recipes.model import Source
     from bot.repo.facts import Facts
     from bot.suppress import Suppression
 
@@ -76,12 +77,15 @@ class LintResult:
         return self._facts.timings
 
 
-def lint(tree: Tree, conf: Config, honoured: Callable[[Suppression], bool] | None = None) -> LintResult:
+def lint(tree: Tree, conf: Config, honoured: Callable[[Suppression], bool] | None = None,
+         recipes: tuple[Sequence[Source], Sequence[str]] | None = None) -> LintResult:
     """``honoured``: which inline suppressions count (all by default; ``rules.run``). Without
-    it, the result is looked up in and kept by the lint cache (``bot.lintcache``)."""
+    it, the result is looked up in and kept by the lint cache (``bot.lintcache``).
+    ``recipes``: the recipe sources to compare entries with, and notes of those that could not
+    be read (``recipe-mismatch``); else the configuration's ``recipes.local`` folders, if any."""
     t0 = time.perf_counter()
     tree.limit(conf.max_file_bytes)
-    key = lintcache.key_of(tree, conf) if honoured is None else None
+    key = lintcache.key_of(tree, conf) if honoured is None and recipes is None else None
     if key is not None:
         kept = lintcache.load(key)
         if kept is not None:
@@ -90,12 +94,17 @@ def lint(tree: Tree, conf: Config, honoured: Callable[[Suppression], bool] | Non
             return LintResult(findings, stats, source=(tree, conf))
     from bot import rules
     from bot.gctune import fewer_collections
+    from bot.recipes.attach import attach, tree_sources
     from bot.repo.envcache import flush
     from bot.repo.facts import gather
     from bot.repo.jobs import coverage
 
     with fewer_collections():
         facts = gather(tree, conf.profile)
+        if recipes is None and conf.recipes.local:
+            recipes = tree_sources(tree, conf.recipes.local)
+        if recipes is not None:
+            attach(facts, *recipes)
         findings = rules.run(facts, conf, honoured)
         flush(facts)
     elapsed = time.perf_counter() - t0

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 EXAMPLE = ROOT / "examples" / "seed"
 # folders of tests/fixtures that are no benchmark repos: expected outputs, lm_eval results (tests/test_cli_eval.py)
-NOT_REPOS = frozenset({"expected", "evals"})
+NOT_REPOS = frozenset({"expected", "evals", "recipes"})
 
 # pytest puts the running test's node id in PYTEST_CURRENT_TEST, and Linux allows one environment
 # string at most 128 KiB: a longer id makes every subprocess of that test (git, the CLI) fail to start.

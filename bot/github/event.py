@@ -25,7 +25,7 @@ from typing import Any
 
 from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding, Severity
-from bot.github import evidence, once, policy, review
+from bot.github import evidence, once, parity, policy, review
 from bot.github.diff import Changes
 from bot.github.diff import changes as diff_changes
 from bot.github.port import Comment, GitHubError, Port
@@ -208,13 +208,17 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
         parts = settle(with_change(review.split(head.findings, base.findings, renames), change))
         changed = diff_changes(pr_files)
         reminder = conf.github.recipe_reminder if conf.github.reminds([f.path for f in pr_files]) else None
+        recipes = parity.for_pull_request(conf, base_tree, base.read_facts, head.facts, pr_files, os.environ,
+                                          link if repo_url else None)
+        parts = settle(with_change(parts, list(recipes.findings)))
+        reminder = parity.reminder(recipes, reminder)
         login = bot_login(conf, port)
         spec = evidence.spec_change(pr_files, base.read_facts.entries, head.facts.entries, head_tree.read)
         ctx = review.Context(head_sha, base_sha, base_ref or base_sha[:12], login, head.stats, reminder,
                              conf.github.inline_comments, link if repo_url else None,
                              policy.notice(conf, head_conf, head_error, parts.new + parts.old, added),
                              review.fixed_findings(base.findings, parts, renames),
-                             spec, _description(payload))
+                             spec, _description(payload), recipes.lines)
         comments = port.issue_comments(number)
         plan = review.plan(parts, changed, comments, port.review_comments(number), ctx)
         out.step_summary = _job_summary(plan)

@@ -161,6 +161,7 @@ class Context:
     fixed: tuple[Finding, ...] = ()  # the base's findings the head fixes (:func:`fixed_findings`)
     spec: SpecChange = SpecChange()  # what the PR changes in speculative decoding (``bot.github.evidence``)
     description: str = ""  # the PR's description (untrusted): lm_eval tables in it are compared
+    recipes: tuple[str, ...] = ()  # the "Recipe parity" section (``bot.github.parity``), markdown lines
 
 
 def plan(split_: Split, changes: Changes, comments: list[Comment], review_comments: list[ReviewComment],

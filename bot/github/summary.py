@@ -4,7 +4,8 @@ Layout, top down: the verdict (what the pull request introduces, how many of tho
 comments, what it fixes); "New in this pull request" (its causes, by rule); "Fixed by this
 pull request"; the findings already on the base, collapsed, listing only those in files the pull
 request's hunks involve (the rest are a count: a clean pull request gets a short comment); what it
-changes in benchbot's configuration; the recipe reminder; the footer. Headings go ``##`` >
+changes in benchbot's configuration; the recipe parity section; the recipe reminder (when an
+entry the pull request changes found no recipe); the footer. Headings go ``##`` >
 ``###`` > ``####``; ``<summary>`` holds plain text (GitHub renders no markdown there).
 """
 
@@ -51,6 +52,8 @@ def summary_body(split_: Split, p: Plan, resolved_before: int, ctx: Context, cha
     tail = evidence.section(ctx.spec, ctx.description)  # accuracy evidence, for speculative changes
     if ctx.policy:
         tail += ["", ctx.policy]
+    if ctx.recipes:
+        tail += ["", *ctx.recipes]
     if ctx.reminder:
         quoted = "\n".join(f"> {ln}" if ln else ">" for ln in ctx.reminder.strip().splitlines())
         tail += ["", "> **Recipe reminder**", ">", quoted]

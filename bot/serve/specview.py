@@ -325,3 +325,18 @@ def base_server(facts: Facts, site: Site, base: Entry) -> Command | None:
             memo[key] = got.server
             break
     return memo[key]  # type: ignore[no-any-return]
+
+
+def site_at(facts: Facts, run: Run, point: Point) -> Site | None:
+    """The server ``point`` (a point of ``run``'s entry) starts on ``run``'s launcher and node:
+    the run's own evaluation when it is the run's point, else the launcher evaluated for it
+    (cached by what it reads, as every evaluation). None when it dispatches no script."""
+    env = _launcher_env(facts, run.entry, point, run)
+    result = run.result if point is run.point else facts.evaluate(run.launcher, env)
+    if result is None:
+        return None
+    for h in result.handed():
+        script = known(h.target)
+        if script and facts.tree.is_file(script):
+            return _site(facts, run, point, (point,), None, script, handed_env(env, h), env)
+    return None

@@ -20,7 +20,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from . import actions, bench_runs, graphql, issues, pulls, results  # noqa: F401  (importing registers their routes)
+from . import actions, bench_runs, contents, graphql, issues, pulls, results  # noqa: F401  (importing registers their routes)
 from .api import DOCS, NOT_INTEGRATION, ApiError, Ctx, Reply, resolve
 from .state import FILE_STATUSES, ROLES, USER_TYPES, Issue, Json, Pull, Repo, State, Token, User, Workflow, fake_sha
 

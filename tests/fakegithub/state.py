@@ -122,6 +122,8 @@ class Repo:
     runs: dict[int, Json] = field(default_factory=dict)
     artifacts: dict[int, list[Json]] = field(default_factory=dict)  # run id -> artifacts (results.py)
     resolved_threads: set[int] = field(default_factory=set)  # root review-comment ids of resolved threads (graphql.py)
+    branches: dict[str, str] = field(default_factory=dict)  # branch -> commit sha with files (contents.py)
+    commits: dict[str, dict[str, bytes]] = field(default_factory=dict)  # commit sha -> path -> bytes (contents.py)
 
     @property
     def full_name(self) -> str:

@@ -1,0 +1,1 @@
+"""Data tables of recipe parity (JSON, shipped as package data)."""
