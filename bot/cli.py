@@ -7,7 +7,18 @@ import os
 import sys
 from collections.abc import Sequence
 
-from bot import cli_cache, cli_compare, cli_eval, cli_event, cli_fix, cli_history, cli_recipes, cli_serve, rules
+from bot import (
+    cli_cache,
+    cli_compare,
+    cli_eval,
+    cli_event,
+    cli_fix,
+    cli_history,
+    cli_recipes,
+    cli_serve,
+    cli_trace,
+    rules,
+)
 from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding, Severity
 from bot.newonly import Comparison
@@ -56,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     cli_event.add_parser(sub, FORMATS)  # its --help lists the GITHUB_* and BENCHBOT_* variables it reads
     cli_serve.add_parser(sub)
     cli_recipes.add_parser(sub)
+    cli_trace.add_parser(sub)
     cli_history.add_parser(sub)
     cli_eval.add_parser(sub)
     cli_cache.add_parser(sub)
@@ -138,7 +150,7 @@ def _command(args: argparse.Namespace) -> int:
         print(f"{found} ({module.CODE}, {module.SEVERITY.label})\n")
         print(rule_text(module))
         return EXIT_OK
-    if args.command in ("lint", "dispatch", "serve", "recipes"):
+    if args.command in ("lint", "dispatch", "serve", "recipes", "trace"):
         for option in ("rev", "new_from_rev"):
             if getattr(args, option, None) == "":  # `--rev ""` (an unset variable) is no revision
                 print(f"benchbot: --{option.replace('_', '-')} needs a revision (got an empty string)",
@@ -154,6 +166,8 @@ def _command(args: argparse.Namespace) -> int:
         return cli_serve.run(args, _entry_hint)
     if args.command == "recipes":
         return cli_recipes.run(args, _entry_hint)
+    if args.command == "trace":
+        return cli_trace.run(args, _entry_hint)
     if args.command == "event":
         return _event(args)
     return _lint(args)

@@ -12,7 +12,7 @@ anywhere in the words and **the first match wins**:
 - ``run_benchmark_serving`` (the InferenceX helper) -> client;
 - any python (``python``, ``python3``, ``python3.12``, ``/usr/bin/python3``; options such
   as ``-u``, ``-X dev`` before ``-m``) running one of ``MODULES`` -> its engine, or a script
-  named ``benchmark_serving.py`` -> client.
+  named ``benchmark_serving.py`` or a trace replayer (``*replay*.py``) -> client.
 
 Not launches: a command whose first word only looks a program up or prints or searches
 (``which vllm``, ``command -v vllm``, ``type``, ``grep vllm``, ``echo``, ``pip install``...).
@@ -37,6 +37,9 @@ MODULES = {
     "sglang.bench_serving": "client",
 }
 CLIENT_SCRIPTS = frozenset({"benchmark_serving.py"})
+# a repo's agentic trace replayers (``python3 utils/trace_replay.py ...``): clients too (the
+# trace oracle found one the model missed; runners/stand-ins/standin.py says the same)
+CLIENT_SCRIPT_RE = re.compile(r"[^/]*replay[^/]*\.py")
 NOT_LAUNCHERS = frozenset({
     "which", "type", "whereis", "hash", "grep", "egrep", "fgrep", "rg", "echo", "printf", "cat", "ls",
     "pip", "pip3", "uv", "apt-get", "apt", "conda", "test", "[", "[[", "pgrep", "pkill", "kill", "ps",
@@ -69,7 +72,8 @@ def _python(words: Sequence[str], i: int) -> tuple[str, int] | None:
         if w.startswith("-"):
             j += 1
             continue
-        return ("client", j + 1) if _base(w) in CLIENT_SCRIPTS else None
+        client = _base(w) in CLIENT_SCRIPTS or CLIENT_SCRIPT_RE.fullmatch(_base(w)) is not None
+        return ("client", j + 1) if client else None
     return None
 
 

@@ -88,6 +88,10 @@ class WordConverter:
                 out.append(ir.Lit(name[1:], quoted))
             else:
                 out.append(ir.Param(name, "", None, None, quoted))
+        elif t == "command_substitution" and _arith_text(self.text(n)):
+            # ``${X:-$(( a > b ? a : b ))}``: inside an expansion tree-sitter-bash reads ``$((`` as
+            # ``$( (`` (a subshell); bash reads arithmetic (the trace oracle found it)
+            out.append(ir.Arith(self.text(n)[3:-2]))
         elif t in ("expansion", "command_substitution"):  # one nesting level (counted inline: fewer frames)
             if not self.enter(n):
                 out.append(nesting.unknown_part(_pos(n), quoted))
@@ -304,3 +308,8 @@ class WordConverter:
                 op = "/" + first[0] if first[0] != "/" else "//"
                 arg = ir.Word((ir.Lit(first[1:], arg.parts[0].quoted),) + arg.parts[1:], arg.pos)
         return ir.Param(name, op, arg, arg2, quoted)
+
+
+def _arith_text(text: str) -> bool:
+    """``$(( ... ))`` written as one token: arithmetic, however the grammar grouped it."""
+    return text.startswith("$((") and text.endswith("))")

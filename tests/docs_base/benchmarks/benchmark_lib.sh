@@ -9,7 +9,7 @@ check_env_vars() {
             missing=1
         fi
     done
-    return "$missing"
+    [[ "$missing" -eq 0 ]] || exit 1  # as InferenceX's helper: a missing variable ends the job
 }
 
 wait_for_server() {
