@@ -87,8 +87,9 @@ def standin_names() -> tuple[str, ...]:
     raise RuntimeError("runners/stand-ins/standin.py defines no NAMES")
 
 
-_COUNTS = re.compile(r"(^|_)(COUNT|NUM|GPUS|NGPUS|NNODES)$")
-NUMBER = "8"  # a count the workflow model cannot know (GPU_COUNT): launchers check it is a number
+_COUNTS = re.compile(r"(^|_)(COUNT|NUM|GPUS|NGPUS|NNODES|GB|MB)$")
+# a count or size the workflow model cannot know (GPU_COUNT, TOTAL_CPU_DRAM_GB): scripts check it is a number
+NUMBER = "8"
 
 
 def placeholder(name: str) -> str:

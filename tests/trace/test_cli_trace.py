@@ -87,3 +87,15 @@ def test_without_a_sandbox_trace_says_so_and_exits_2(capsys: pytest.CaptureFixtu
 def test_an_entry_glob_that_matches_nothing_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "trace", str(REPO), "--entry", "nope-*")
     assert code == 2 and "no entry matches nope-*" in err
+
+
+def test_values_the_workflow_model_cannot_know_get_placeholders() -> None:
+    """A count or a size becomes a number (launchers check GPU_COUNT and TOTAL_CPU_DRAM_GB are);
+    anything else names the variable, so that the trace shows where it went."""
+    from bot.shell.values import Unk, lit
+    from bot.trace.run import concrete, placeholder
+
+    assert placeholder("GPU_COUNT") == "8" and placeholder("TOTAL_CPU_DRAM_GB") == "8"
+    assert placeholder("HF_TOKEN") == "benchbot-unknown-hf_token"
+    assert concrete({"A": lit("x"), "RESULT_FILENAME": (Unk("?"),), "P": ("pre-", Unk("?"))}) == {
+        "A": "x", "RESULT_FILENAME": "benchbot-unknown-result_filename", "P": "pre-benchbot-unknown-p"}
