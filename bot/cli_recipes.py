@@ -15,7 +15,6 @@ from bot.report import visible
 if TYPE_CHECKING:
     from bot.config import Config
     from bot.recipes.model import Source
-    from bot.repo.tree import Tree
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -56,26 +55,10 @@ def lint_sources(args: argparse.Namespace, conf: Config) -> tuple[list[Source], 
     return got
 
 
-def open_sources(tree: Tree, conf: Config, wanted: list[str] | None, offline: bool) -> tuple[list[Source], list[str]]:
-    """The sources to compare with, and a note per source that could not be read: ``wanted``
-    (``--source``: directories, or ``github``), else the configuration's (the repo's own
-    ``recipes.local`` folders, then its GitHub repositories). ValueError: a ``--source``
-    folder of no known layout."""
-    from bot.recipes.attach import tree_sources
-    from bot.recipes.sources import open_sources as open_given
-
-    sources: list[Source] = []
-    notes: list[str] = []
-    if wanted is None:
-        sources, notes = tree_sources(tree, conf.recipes.local)
-        wanted = ["github"]
-    more, more_notes = open_given(conf.recipes, wanted, offline)
-    return sources + more, notes + more_notes
-
-
 def run(args: argparse.Namespace, entry_hint: Callable[[list[str], str], str]) -> int:
     from bot.cli_serve import entry_facts
     from bot.config import load_config
+    from bot.recipes.attach import configured
     from bot.recipes.compare import comparisons
     from bot.report.recipes import markdown, text_lines, to_json
 
@@ -84,7 +67,7 @@ def run(args: argparse.Namespace, entry_hint: Callable[[list[str], str], str]) -
         return facts
     conf = load_config(facts.tree, args.config)
     try:
-        sources, notes = open_sources(facts.tree, conf, args.source, args.offline)
+        sources, notes = configured(facts.tree, conf.recipes, args.source, args.offline)
     except ValueError as exc:  # a --source folder of no known layout
         print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE

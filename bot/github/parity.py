@@ -17,10 +17,10 @@ from bot.config import Config
 from bot.findings import Finding
 from bot.github.adapter_contents import from_env
 from bot.github.port import ChangedFile, GitHubError
-from bot.recipes.attach import attach, tree_sources
+from bot.recipes.attach import attach, configured
 from bot.recipes.compare import ENGINES, comparisons
 from bot.recipes.model import Source
-from bot.recipes.sources import GITHUB, SourceUnavailable, open_sources
+from bot.recipes.sources import SourceUnavailable
 from bot.repo.configs import Entry
 from bot.repo.facts import Facts
 from bot.repo.tree import Tree
@@ -74,15 +74,10 @@ def for_pull_request(conf: Config, base_tree: Tree, base: Facts, head: Facts,
     entries = changed_entries(files, base.entries, head)
     if not entries:
         return Parity()
-    sources, notes = tree_sources(base_tree, conf.recipes.local)
-    if conf.recipes.github:
-        try:
-            more, more_notes = open_sources(conf.recipes, [GITHUB], offline=False,
-                                            client_factory=lambda: from_env(env))
-        except (SourceUnavailable, GitHubError, OSError, ValueError) as exc:
-            more, more_notes = [], [f"the recipe repositories could not be read: {exc}"]
-        sources += more
-        notes += more_notes
+    try:
+        sources, notes = configured(base_tree, conf.recipes, client_factory=lambda: from_env(env))
+    except (SourceUnavailable, GitHubError, OSError, ValueError) as exc:  # what open_sources does not turn into notes
+        sources, notes = [], [f"the recipe sources could not be read: {exc}"]
     got = section(head, sources, notes, entries, link)
     if not sources or not conf.enabled(recipe_mismatch.ID):
         return got

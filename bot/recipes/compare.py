@@ -192,14 +192,14 @@ def _compare(entry: Entry, point: Point, group: tuple[Point, ...], engine: str, 
                       script=site.script if site else None, launcher=site.launcher if site else None)
     if site is None or site.server is None:
         why = "; ".join(site.reasons) if site is not None and site.reasons else "no launcher run reaches a script"
-        return Comparison(**{**base.__dict__, "notes": (f"the script's server could not be read: {why}",)})
+        return replace(base, notes=(f"the script's server could not be read: {why}",))
     if site.server.engine != engine:
-        return Comparison(**{**base.__dict__, "notes": (
-            f"the script starts a {site.server.engine} server, the entry says {engine}",)})
+        return replace(base, notes=(
+            f"the script starts a {site.server.engine} server, the entry says {engine}",))
     image = str(entry.fields.get("image") or "")
     version = _version(image)
     found = [_swept(d, q) for d in diff(site.server, recipe_command(rendered), version)]
-    return Comparison(**{**base.__dict__, "differences": tuple(found)})
+    return replace(base, differences=tuple(found))
 
 
 def _version(image: str) -> str | None:

@@ -101,6 +101,17 @@ def sinks(client_functions: Mapping[str, str] = CLIENT_FUNCTIONS) -> Callable[[l
     return sink
 
 
+def serve_facts(facts: Facts, memo_key: str = "serve.facts", **options: object) -> Facts:
+    """The lint's facts with the serve sinks on (``options``: more ``Facts`` fields, such as
+    ``stop_at``), made once per lint under ``memo_key``: what was read and parsed is shared;
+    evaluations are not (with sinks they record more)."""
+    twin = facts.memo.get(memo_key)
+    if not isinstance(twin, Facts):
+        twin = facts.memo[memo_key] = replace(facts, sinks=sinks(), memo={}, _result_cache={}, _spent={},
+                                              _spent_total=0.0, **options)  # type: ignore[arg-type]
+    return twin
+
+
 def concurrencies(point: Point) -> list[str]:
     """Every concurrency a point runs at: its ``conc-list``, or ``conc-start`` doubling up to
     ``conc-end`` (as InferenceX's sweep generator does)."""

@@ -18,7 +18,6 @@ model). Facts only; :mod:`bot.rules.unused_config_field` compares.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -105,12 +104,9 @@ def servers_at(facts: Facts, entry: Entry, points: list[Point]) -> Iterator[tupl
     as ``serve`` sees them: the lint's own facts with the serve sinks on (what was read is shared;
     evaluations are not: with sinks they record more), made once per lint (``facts.memo``) and
     only when a rule asks."""
-    from bot.serve.gather import gather, sinks
+    from bot.serve.gather import gather, serve_facts
 
-    served = facts.memo.get("serve.facts")
-    if served is None:
-        served = facts.memo["serve.facts"] = dataclasses.replace(
-            facts, sinks=sinks(), memo={}, _result_cache={}, _spent={}, _spent_total=0.0)
+    served = serve_facts(facts)
     twin = next((e for e in served.entries if e.name == entry.name and e.path == entry.path), None)
     if twin is None:
         return

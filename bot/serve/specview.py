@@ -26,7 +26,6 @@ Facts only: nothing here says a setting is wrong.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import time
 from collections.abc import Mapping
@@ -36,7 +35,7 @@ from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts, Run
 from bot.repo.points import point_key
 from bot.serve import specstatic, specswitch
-from bot.serve.gather import SERVE_ENV, _command, concurrencies, handed_env, sinks
+from bot.serve.gather import SERVE_ENV, _command, concurrencies, handed_env, serve_facts
 from bot.serve.gather import unexported as unexported_vars
 from bot.serve.model import ENGINES, MARK, Command
 from bot.shell.state import Handed
@@ -91,12 +90,7 @@ def wanted(point: Point) -> str:
 def _twin(facts: Facts) -> Facts:
     """The lint's facts with the serve sinks on, ending each path at its server (what was read
     and parsed is shared; evaluations are not: with sinks they record more)."""
-    twin = facts.memo.get("spec.facts")
-    if twin is None:
-        twin = facts.memo["spec.facts"] = dataclasses.replace(
-            facts, sinks=sinks(), stop_at=frozenset(ENGINES), cache_mode="spec-view", memo={}, _result_cache={},
-            _spent={}, _spent_total=0.0)
-    return twin
+    return serve_facts(facts, "spec.facts", stop_at=frozenset(ENGINES), cache_mode="spec-view")
 
 
 def sites(facts: Facts) -> list[Site]:

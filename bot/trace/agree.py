@@ -45,14 +45,12 @@ Key = tuple[int, int, "str | None", str]
 
 
 def static_launches(facts: Facts, entries: Sequence[Entry], all_points: bool = False) -> dict[Key, Launch]:
-    """``serve``'s answer for ``entries``, by (entry, point, concurrency, launcher): the lint's
-    facts with the serve sinks on (what was read and parsed is shared)."""
-    from dataclasses import replace
-
+    """``serve``'s answer for ``entries``, by (entry, point, concurrency, launcher), from the
+    lint's facts with the serve sinks on (``serve_facts``)."""
     from bot.serve.gather import gather as gather_serve
-    from bot.serve.gather import sinks
+    from bot.serve.gather import serve_facts
 
-    twin = replace(facts, sinks=sinks(), memo={}, _result_cache={}, _spent={}, _spent_total=0.0)
+    twin = serve_facts(facts)
     unique = list({id(e): e for e in entries}.values())
     return {(id(launch.entry), id(launch.point), launch.conc, launch.launcher): launch
             for launch in gather_serve(twin, unique, all_points=all_points)}
