@@ -14,9 +14,11 @@ from bot import (
     cli_event,
     cli_fix,
     cli_history,
+    cli_map,
     cli_recipes,
     cli_serve,
     cli_trace,
+    cli_workflows,
     rules,
 )
 from bot.config import Config, ConfigError, load_config
@@ -56,6 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     cli_compare.add_arguments(lint)  # --staged, --new-from-rev, --baseline, --write-baseline
     cli_fix.add_arguments(lint)  # --fix, --unsafe-fixes
     cli_recipes.add_lint_option(lint)  # --recipes DIR|github
+    cli_workflows.add_arguments(lint)  # --workflows, --no-workflows
     dispatch = sub.add_parser("dispatch", help="show the script every (entry, launcher) pair runs")
     dispatch.add_argument("path", nargs="?", default=".",
                           help="the repo, or any folder in it (default: .; the root is found upwards)")
@@ -68,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     cli_serve.add_parser(sub)
     cli_recipes.add_parser(sub)
     cli_trace.add_parser(sub)
+    cli_map.add_parser(sub)  # --no-cache of its own
     cli_history.add_parser(sub)
     cli_eval.add_parser(sub)
     cli_cache.add_parser(sub)
@@ -146,11 +150,16 @@ def _command(args: argparse.Namespace) -> int:
         if found is None:
             print(f"benchbot: unknown rule {args.rule!r}; see 'benchbot rules'", file=sys.stderr)
             return EXIT_USAGE
+        if found not in rules.RULES:  # zizmor/<audit>, actionlint/<kind>: the tool documents it
+            from bot.external.names import help_uri
+
+            print(f"{found}: a rule of an external workflow checker (benchbot lint --workflows); see {help_uri(found)}")
+            return EXIT_OK
         module = rules.RULES[found]
         print(f"{found} ({module.CODE}, {module.SEVERITY.label})\n")
         print(rule_text(module))
         return EXIT_OK
-    if args.command in ("lint", "dispatch", "serve", "recipes", "trace"):
+    if args.command in ("lint", "dispatch", "serve", "recipes", "trace", "map"):
         for option in ("rev", "new_from_rev"):
             if getattr(args, option, None) == "":  # `--rev ""` (an unset variable) is no revision
                 print(f"benchbot: --{option.replace('_', '-')} needs a revision (got an empty string)",
@@ -168,6 +177,8 @@ def _command(args: argparse.Namespace) -> int:
         return cli_recipes.run(args, _entry_hint)
     if args.command == "trace":
         return cli_trace.run(args, _entry_hint)
+    if args.command == "map":
+        return cli_map.run(args, _entry_hint)
     if args.command == "event":
         return _event(args)
     return _lint(args)
@@ -368,6 +379,16 @@ def _lint(args: argparse.Namespace) -> int:
             print(f"benchbot: cannot fix: {exc}", file=sys.stderr)
             return EXIT_USAGE
         result, tree, fix_report = fixed.result, fixed.tree, fixed.lines()
+    try:  # zizmor and actionlint on the workflows asked for (--workflows) or changed (--new-from-rev, --staged)
+        base_tree = cli_compare.base_tree(args)
+        args.workflow_files = cli_workflows.paths(args, tree, base_tree)
+        notes = cli_workflows.extend(result, tree, conf, args.workflow_files,
+                                     policy=base_tree if args.new_from_rev else None)
+    except TreeError as exc:
+        print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
+    for note in notes:
+        print(f"benchbot: {visible(note)}", file=sys.stderr)
     if args.write_baseline:
         try:
             print(cli_compare.save_baseline(args.write_baseline, result.findings), file=sys.stderr)

@@ -59,6 +59,14 @@ def base_rev(args: argparse.Namespace) -> str | None:
     return None
 
 
+def base_tree(args: argparse.Namespace) -> Tree | None:
+    """The tree a compared lint's findings are matched against (None: no revision, or a first commit)."""
+    rev = base_rev(args)
+    if rev is None or (args.staged and rev == "HEAD" and not has_commit(args.path, "HEAD")):
+        return None
+    return open_tree(args.path, rev)
+
+
 def comparison(args: argparse.Namespace, conf: Config, head: LintResult) -> tuple[Comparison | None, float]:
     """The comparison the options ask for (None: report everything) and the seconds it took.
     TreeError: a revision that is not there; ValueError/OSError: an unusable baseline file."""
@@ -71,6 +79,11 @@ def comparison(args: argparse.Namespace, conf: Config, head: LintResult) -> tupl
             return replace(compare(head.findings, []), rev=rev), 0.0  # the first commit: everything is new
         base_tree = open_tree(args.path, rev)
         base = lint(base_tree, conf, recipes=getattr(args, "recipe_sources", None))  # ``lint --recipes``'s
+        files = [p for p in getattr(args, "workflow_files", []) if base_tree.is_file(p)]
+        if files:  # the base's zizmor and actionlint findings on the workflows the head's were looked for in
+            from bot.cli_workflows import extend
+
+            extend(base, base_tree, conf, files, policy=base_tree)
         moved = renames(args.path, rev, STAGED if args.staged else args.rev)
         compared = replace(compare(head.findings, base.findings, moved), rev=rev)
         if args.new_from_rev:  # a change-level rule: the change against its named base (not a hook's HEAD)

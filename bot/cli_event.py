@@ -32,6 +32,10 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("BENCHBOT_NO_CACHE", "1: no persistent cache (as --no-cache)"),
     ("BENCHBOT_RECIPES_API_URL", "where the recipe repositories are read (default https://api.github.com)"),
     ("BENCHBOT_RECIPES_TOKEN", "a token for them (default: GITHUB_TOKEN when it is for that same server)"),
+    ("BENCHBOT_MAP_ARTIFACT", "the artifact the workflow uploads the map in: the summary links it"),
+    ("BENCHBOT_ZIZMOR", "the zizmor executable (default: beside python, else PATH; empty: not run)"),
+    ("BENCHBOT_ACTIONLINT", "the actionlint executable (the same lookup)"),
+    ("BENCHBOT_SHELLCHECK", "the ShellCheck actionlint runs on run: scripts (the same lookup)"),
     ("BENCHBOT_DEBUG", "1: an internal error shows its traceback"),
 )
 

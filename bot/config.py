@@ -32,6 +32,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bot.external.names import family
+from bot.external.names import suggestion as external_suggestion
+from bot.external.settings import WorkflowSettings
+from bot.external.settings import parse as parse_workflows
 from bot.findings import Severity
 from bot.repo.profile import Profile, profile_from_config
 from bot.repo.schema import Violation, validate
@@ -57,6 +61,7 @@ class GitHubConfig:
     recipe_reminder: str | None = None
     reminder_paths: tuple[str, ...] = DEFAULT_REMINDER_PATHS
     inline_comments: bool = True
+    map_entries: int = 5  # changed entries whose dispatch chain the summary draws (bot.map.mermaid)
 
     def reminds(self, paths: list[str]) -> bool:
         """Whether a change to these files calls for the recipe reminder."""
@@ -172,13 +177,23 @@ class Config:
     # the same tree as this config (the base in pull requests); None: the repo has none
     speculators: SpecPolicy | None = None
     recipes: RecipeSettings = field(default_factory=lambda: RecipeSettings())
+    workflows: WorkflowSettings = field(default_factory=lambda: WorkflowSettings())
 
     def enabled(self, rule: str) -> bool:
-        return (self.select is None or rule in self.select) and rule not in self.ignore
+        """Whether ``rule`` runs: selected (by its id, or an external rule by its tool's name) and not ignored."""
+        tool = family(rule)
+        return ((self.select is None or rule in self.select or tool in self.select)
+                and rule not in self.ignore and tool not in self.ignore)
 
     def ignored_at(self, rule: str, path: str) -> bool:
         """Whether ``per-path-ignores`` turns ``rule`` off for the file ``path``."""
-        return any(rule in rules and glob_match(pattern, path) for pattern, rules in self.per_path_ignores)
+        tool = family(rule)
+        return any((rule in rules or tool in rules) and glob_match(pattern, path)
+                   for pattern, rules in self.per_path_ignores)
+
+    def severity_of(self, rule: str) -> Severity | None:
+        """The configured severity of ``rule`` (an external rule's tool's, if it has none of its own)."""
+        return self.severity.get(rule) or self.severity.get(family(rule))
 
 
 def load_config(tree: Tree, explicit: str | None = None) -> Config:
@@ -288,7 +303,8 @@ def from_mapping(data: Mapping[str, Any], path: str) -> Config:
             if rid is None:
                 if isinstance(value, YList) and i < len(value.item_pos):
                     where = f"{path}:{value.item_pos[i].line}:{value.item_pos[i].col}"
-                hint = difflib.get_close_matches(str(item), list(RULES), n=1)
+                hint = [external_suggestion(str(item))] if external_suggestion(str(item)) else \
+                    difflib.get_close_matches(str(item), list(RULES), n=1)
                 raise ConfigError(f"{where}: unknown rule {item!r} in {what}"
                                   + (f"; did you mean {hint[0]!r}?" if hint else "; see 'benchbot rules'"))
             out.add(rid)
@@ -332,6 +348,7 @@ def from_mapping(data: Mapping[str, Any], path: str) -> Config:
         recipe_reminder=gh.get("recipe-reminder"),
         reminder_paths=tuple(gh.get("reminder-paths", DEFAULT_REMINDER_PATHS)),
         inline_comments=bool(gh.get("inline-comments", True)),
+        map_entries=int(gh.get("map-entries", 5)),
     )
     b = data.get("bench", {})
     defaults = BenchConfig()
@@ -349,4 +366,4 @@ def from_mapping(data: Mapping[str, Any], path: str) -> Config:
     )
     max_file = min(int(float(data.get("max-file-mb", DEFAULT_MAX_BYTES / 2**20)) * 2**20), HARD_MAX_BYTES)
     return Config(select, ignore, severity, fail_on, profile, path, per_path, github, bench, max(1, max_file),
-                  recipes=_recipes(data, path))
+                  recipes=_recipes(data, path), workflows=parse_workflows(data))

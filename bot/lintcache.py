@@ -142,7 +142,7 @@ def _enc_coverage(c: Coverage | None) -> list[Any] | None:
     if c is None:
         return None
     return [c.analysed, [list(t) for t in c.handed], c.rejected, c.unknown, c.recipes_checked, c.recipes_missing,
-            [list(t) for t in c.recipes_external]]
+            [list(t) for t in c.recipes_external], c.unread, list(c.unread_names)]
 
 
 def _dec_coverage(raw: Any) -> Coverage | None:
@@ -150,9 +150,9 @@ def _dec_coverage(raw: Any) -> Coverage | None:
 
     if raw is None:
         return None
-    analysed, handed, rejected, unknown, checked, missing, external = array(raw, 7)
+    analysed, handed, rejected, unknown, checked, missing, external, unread, names = array(raw, 9)
     return Coverage(integer(analysed), _pairs(handed), integer(rejected), integer(unknown), integer(checked),
-                    integer(missing), _pairs(external))
+                    integer(missing), _pairs(external), integer(unread), tuple(string(n) for n in array(names)))
 
 
 def _pairs(raw: Any) -> tuple[tuple[str, int], ...]:

@@ -7,7 +7,8 @@
 
 Resolving needs uv on PATH (``pip install uv``) and the package index. The lock is uv's universal
 resolution (every OS, CPU and Python version that ``requires-python`` admits, with markers) of
-``[project].dependencies`` and ``[build-system].requires``; every file of every pinned version carries
+``[project].dependencies``, the ``workflows`` extra (zizmor, actionlint, ShellCheck: the Action runs
+them) and ``[build-system].requires``; every file of every pinned version carries
 its sha256. action.yml installs it with ``pip install --require-hashes --only-binary :all: -r`` and
 then benchbot itself with ``--no-deps --no-build-isolation --no-index``, so an Action run installs
 these files and nothing else. The header records a digest of the inputs; tests/test_packaging.py
@@ -35,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "requirements.lock"
 COMMAND = "python scripts/lock.py"
 PYTHON = "3.11"  # the lowest Python the resolution is for (action.yml's default; requires-python's floor)
-UV_ARGS = ["pip", "compile", "pyproject.toml", "-", "--universal", "--python-version", PYTHON, "--generate-hashes",
+UV_ARGS = ["pip", "compile", "pyproject.toml", "-", "--extra", "workflows", "--universal", "--python-version", PYTHON, "--generate-hashes",
            "--custom-compile-command", COMMAND, "--output-file", LOCK.name]
 DIGEST_LINE = re.compile(r"^# inputs-sha256: ([0-9a-f]{64})$", re.MULTILINE)
 
@@ -52,6 +53,7 @@ def inputs(pyproject: dict[str, Any]) -> dict[str, Any]:
     return {"requires-python": str(pyproject["project"].get("requires-python", "")),
             "dependencies": sorted(_canonical(r) for r in pyproject["project"].get("dependencies", [])),
             "build-system": sorted(_canonical(r) for r in pyproject["build-system"]["requires"]),
+            "workflows": sorted(_canonical(r) for r in pyproject["project"]["optional-dependencies"]["workflows"]),
             "python": PYTHON}
 
 

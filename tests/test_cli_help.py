@@ -13,7 +13,7 @@ import pytest
 from bot.cli import _parser, main
 from tests.conftest import ROOT
 
-COMMANDS = ("lint", "dispatch", "event", "serve", "history", "eval-compare", "cache", "rules", "explain")
+COMMANDS = ("lint", "dispatch", "event", "serve", "history", "eval-compare", "cache", "rules", "explain", "map")
 # where ``benchbot event`` reads its environment: the GitHub layer, the cache, the CLI itself
 EVENT_SOURCES = (*sorted((ROOT / "bot" / "github").glob("*.py")), ROOT / "bot" / "cache.py",
                  ROOT / "bot" / "cachetrust.py", ROOT / "bot" / "cli.py")

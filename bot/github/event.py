@@ -25,7 +25,7 @@ from typing import Any
 
 from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding, Severity
-from bot.github import evidence, once, parity, policy, review
+from bot.github import chains, evidence, once, parity, policy, review, workflows_gate
 from bot.github.diff import Changes
 from bot.github.diff import changes as diff_changes
 from bot.github.port import Comment, GitHubError, Port
@@ -179,6 +179,8 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
         known = policy.suppression_keys(base.read_facts.suppressions)
         head = lint(head_tree, conf, honoured=lambda s: policy.suppression_key(s) in known)
         added = policy.added_suppressions(head.facts.suppressions, known)
+        checked = workflows_gate.review(base_tree, head_tree, base, head, conf, known)  # zizmor, actionlint
+        added += checked.added
         change = check_change(base_tree, head_tree, base.read_facts, head.facts, conf,  # changelog-missing
                               pr_link=_pr_link(payload, repo_url, number))
     except Exception as exc:  # a bug of ours, never "findings": say so on the PR, one line, exit 3
@@ -218,7 +220,9 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
                              conf.github.inline_comments, link if repo_url else None,
                              policy.notice(conf, head_conf, head_error, parts.new + parts.old, added),
                              review.fixed_findings(base.findings, parts, renames),
-                             spec, _description(payload), recipes.lines)
+                             spec, _description(payload), recipes.lines, checked.lines,
+                             chains.section(conf, base, head, [f.path for f in pr_files]),
+                             chains.artifact_line(os.environ, repo_url))
         comments = port.issue_comments(number)
         plan = review.plan(parts, changed, comments, port.review_comments(number), ctx)
         out.step_summary = _job_summary(plan)

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from bot import rules
+from bot.external.names import help_uri, is_external
 from bot.findings import Finding
 from bot.github.diff import Changes, hunk_start
 from bot.report import markdown as md
@@ -205,6 +206,6 @@ def body(causes: list[Finding], at: Anchor, sug: tuple[Finding, Suggestion] | No
         if why:
             out += ["", f"<details><summary>Why is this bad?</summary>\n\n{md.escape(paragraph(why))}\n\n</details>"]
     ids = sorted({f.rule for f in causes})
-    explain = " · ".join(f"`benchbot explain {r}`" for r in ids)
+    explain = " · ".join(f"[{r}]({help_uri(r)})" if is_external(r) else f"`benchbot explain {r}`" for r in ids)
     out += ["", f"<sub>{explain} · silence with `# benchbot: ignore[{ids[0]}] reason`</sub>"]
     return "\n".join(out)

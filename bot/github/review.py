@@ -162,6 +162,9 @@ class Context:
     spec: SpecChange = SpecChange()  # what the PR changes in speculative decoding (``bot.github.evidence``)
     description: str = ""  # the PR's description (untrusted): lm_eval tables in it are compared
     recipes: tuple[str, ...] = ()  # the "Recipe parity" section (``bot.github.parity``), markdown lines
+    workflows: tuple[str, ...] = ()  # what the workflow checkers looked at (``bot.github.workflows_gate``)
+    chains: str = ""  # the changed entries' dispatch chains, before and after (``bot.github.chains``)
+    map_link: str | None = None  # where the HTML map of the head is (the workflow run's artifact)
 
 
 def plan(split_: Split, changes: Changes, comments: list[Comment], review_comments: list[ReviewComment],

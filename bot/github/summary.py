@@ -1,22 +1,26 @@
 """The one summary comment of a pull request, as text.
 
 Layout, top down: the verdict (what the pull request introduces, how many of those are inline
-comments, what it fixes); "New in this pull request" (its causes, by rule); "Fixed by this
-pull request"; the findings already on the base, collapsed, listing only those in files the pull
-request's hunks involve (the rest are a count: a clean pull request gets a short comment); what it
-changes in benchbot's configuration; the recipe parity section; the recipe reminder (when an
-entry the pull request changes found no recipe); the footer. Headings go ``##`` >
-``###`` > ``####``; ``<summary>`` holds plain text (GitHub renders no markdown there).
+comments, what it fixes); "New in this pull request" (its causes, by rule); "Workflows: zizmor
+and actionlint" (what the checkers find new in the workflows it changes, and what they could not
+check); "Fixed by this pull request"; the findings already on the base, collapsed, listing only
+those in files the pull request's hunks involve (the rest are a count: a clean pull request gets a
+short comment); the accuracy evidence (for speculative changes); "Dispatch chains of the changed
+entries" (a Mermaid flowchart of each one's chain before and after, collapsed); what it changes in
+benchbot's configuration; the recipe parity section; the recipe reminder (when an entry the pull
+request changes found no recipe); where the HTML map of the head is; the footer. Headings go
+``##`` > ``###`` > ``####``; ``<summary>`` holds plain text (GitHub renders no markdown there).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from bot.external.names import is_external
 from bot.findings import Finding
 from bot.github import evidence
 from bot.github.diff import Changes
-from bot.report import checked_text, count_text, plural
+from bot.report import checked_text, count_text, plural, unread_text
 from bot.report import markdown as md
 
 if TYPE_CHECKING:
@@ -50,6 +54,8 @@ def summary_body(split_: Split, p: Plan, resolved_before: int, ctx: Context, cha
     if resolved:
         head.append(f"{plural(resolved, 'inline comment')} on fixed findings resolved.")
     tail = evidence.section(ctx.spec, ctx.description)  # accuracy evidence, for speculative changes
+    if ctx.chains:
+        tail += ["", ctx.chains.rstrip("\n")]
     if ctx.policy:
         tail += ["", ctx.policy]
     if ctx.recipes:
@@ -57,17 +63,27 @@ def summary_body(split_: Split, p: Plan, resolved_before: int, ctx: Context, cha
     if ctx.reminder:
         quoted = "\n".join(f"> {ln}" if ln else ">" for ln in ctx.reminder.strip().splitlines())
         tail += ["", "> **Recipe reminder**", ">", quoted]
+    if ctx.map_link:
+        tail += ["", ctx.map_link]
+    unread = unread_text(ctx.stats, md.code)  # entries of a config that did not load whole
     tail += ["", "---", f"<sub>benchbot · base `{ctx.base_sha[:12]}` ({base}) · {checked_text(ctx.stats)} "
-                        "checked</sub>", "", f"Checked at head `{ctx.head_sha}`", "", bench_line(ctx.head_sha)]
+                        f"checked{'; ' + unread if unread else ''}</sub>", "", f"Checked at head `{ctx.head_sha}`", "",
+             bench_line(ctx.head_sha)]
     touched = [f for f in split_.old if changes is not None and _touches(f, changes)]
-    new_md = md.render(split_.new, ctx.stats, link=ctx.link, header=False).strip() if split_.new else ""
+    own = [f for f in split_.new if not is_external(f.rule)]
+    checkers = [f for f in split_.new if is_external(f.rule)]  # zizmor, actionlint: a section of their own
+    new_md = md.render(own, ctx.stats, link=ctx.link, header=False).strip() if own else ""
+    wf_md = md.render(checkers, ctx.stats, link=ctx.link, header=False).strip() if checkers else ""
     fixed_md = _fixed(list(ctx.fixed), ctx)
     old_md = md.render(touched, ctx.stats, link=ctx.link, header=False).strip() if touched else ""
     text = ""
     for attempt in range(3):
         body = list(head)
         if new_md:
-            body += ["", f"### New in this pull request ({len(split_.new)})", "", new_md]
+            body += ["", f"### New in this pull request ({len(own)})", "", new_md]
+        if wf_md or ctx.workflows:
+            body += ["", f"### Workflows: zizmor and actionlint ({len(checkers)} new)", "", *ctx.workflows]
+            body += ["", wf_md] if wf_md else []
         if fixed_md:
             body += ["", f"### Fixed by this pull request ({len(split_.fixed)})", "", fixed_md]
         if split_.old:
@@ -84,7 +100,8 @@ def summary_body(split_: Split, p: Plan, resolved_before: int, ctx: Context, cha
         if attempt == 0:
             old_md = ""  # drop the pre-existing details first
         else:
-            new_md = _cut(new_md, MAX_COMMENT - (len(text) - len(new_md)) - 200)
+            new_md = _cut(new_md, MAX_COMMENT - (len(text) - len(new_md) - len(wf_md)) - 200 - min(len(wf_md), 8000))
+            wf_md = _cut(wf_md, 8000)
     return text[:MAX_COMMENT]
 
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.repo.recover import Broken, recover
 from bot.repo.tree import Tree
 from bot.repo.yamlfile import Mark, YamlError, YList, YMap, key_pos, load, pos_of
 
@@ -54,10 +55,15 @@ class Entry:
 
 @dataclass
 class ConfigFile:
+    """A master config. ``error``: the file could not be read at all (no entry of it is here).
+    ``broken``: it did not load whole, but its other top-level blocks did (``bot.repo.recover``):
+    ``error`` is None, ``data`` and ``entries`` hold what loaded, at its positions in the file."""
+
     path: str
     entries: list[Entry] = field(default_factory=list)
     error: YamlError | None = None
     data: Any = None  # the whole document (YMap/YList tree), for schema checks
+    broken: tuple[Broken, ...] = ()
 
 
 def load_config(tree: Tree, path: str) -> ConfigFile:
@@ -65,9 +71,13 @@ def load_config(tree: Tree, path: str) -> ConfigFile:
     if text is None:
         return ConfigFile(path, error=YamlError(tree.problem(path) or "unreadable", 1, 1))
     data, err = load(text)
-    if err is not None:
-        return ConfigFile(path, error=err)
-    out = ConfigFile(path, data=data)
+    broken: tuple[Broken, ...] = ()
+    if err is not None:  # read the entries that do load
+        rec = recover(text)
+        if rec is None:
+            return ConfigFile(path, error=err)
+        data, broken = rec.data, rec.broken
+    out = ConfigFile(path, data=data, broken=broken)
     if not isinstance(data, YMap):
         return out
     for name, body in data.items():
@@ -114,6 +124,9 @@ class Runners:
     node_pos: dict[tuple[str, int], Mark] = field(default_factory=dict)
     error: YamlError | None = None
     data: Any = None
+    # set with ``error`` when the file did not load whole but other labels did: ``labels`` and
+    # ``data`` hold those (``bot.repo.recover``)
+    broken: tuple[Broken, ...] = ()
 
     def nodes(self) -> list[tuple[str, str, Mark]]:
         """(label, node, position) for every node, in file order."""
@@ -135,7 +148,13 @@ def load_runners(tree: Tree, candidates: list[str]) -> Runners:
         return Runners(path, error=YamlError(tree.problem(path) or "unreadable", 1, 1))
     data, err = load(text)
     out = Runners(path, error=err, data=data)
-    if err is not None or not isinstance(data, YMap):
+    if err is not None:
+        rec = recover(text, nested="labels")  # the labels that do load still route entries
+        if rec is None:
+            return out
+        data = out.data = rec.data
+        out.broken = rec.broken
+    if not isinstance(data, YMap):
         return out
     labels = data.get("labels")
     table: YMap = labels if isinstance(labels, YMap) else data

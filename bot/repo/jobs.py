@@ -320,6 +320,10 @@ class Coverage:
     recipes_checked: int  # distinct recipes found in the repo
     recipes_missing: int  # distinct recipes the repo should have and does not
     recipes_external: tuple[tuple[str, int], ...]  # (tool, recipes only its own repo can have)
+    # top-level blocks of master configs that did not load while the rest of their file did
+    # (``bot.repo.recover``): entries not read, none of the counts above; their keys where readable
+    unread: int = 0
+    unread_names: tuple[str, ...] = ()
 
 
 def coverage(facts: Facts, jobs: Jobs) -> Coverage:
@@ -350,5 +354,7 @@ def coverage(facts: Facts, jobs: Jobs) -> Coverage:
                 missing.add(recipe.expected)
             else:
                 external.setdefault(job.tool, set()).add(recipe.path)
+    broken = [b for cfg in facts.configs for b in cfg.broken]
     return Coverage(analysed, tuple(sorted(handed.items())), rejected, unknown, len(found), len(missing),
-                    tuple(sorted((t, len(p)) for t, p in external.items())))
+                    tuple(sorted((t, len(p)) for t, p in external.items())), len(broken),
+                    tuple(b.key for b in broken if b.key is not None))

@@ -85,21 +85,48 @@ def checked_text(stats: Stats) -> str:
 
 
 def unchecked_text(stats: Stats) -> str:
-    """``162 recipes from srtctl's repo, not checked`` (empty when everything was)."""
+    """``1 entry not read (syntax error): x, 162 recipes from srtctl's repo, not checked``
+    (empty when everything was)."""
     cov = stats.coverage
     if cov is None:
         return ""
-    return ", ".join(f"{plural(n, 'recipe')} from {tool}'s repo, not checked" for tool, n in cov.recipes_external if n)
+    parts = [unread_text(stats)] if cov.unread else []
+    parts += [f"{plural(n, 'recipe')} from {tool}'s repo, not checked" for tool, n in cov.recipes_external if n]
+    return ", ".join(parts)
+
+
+UNREAD_NAMES = 5  # entry names a summary line shows of those not read
+
+
+def unread_text(stats: Stats, name: Callable[[str], str] = visible) -> str:
+    """``2 entries not read (syntax error): a, b``: the entries of master configs that did not
+    load whole and were not read (``bot.repo.recover``), named where their keys can be read
+    (``name`` renders one: escaped for the format); empty when there are none."""
+    cov = stats.coverage
+    if cov is None or not cov.unread:
+        return ""
+    text = f"{cov.unread} {'entry' if cov.unread == 1 else 'entries'} not read (syntax error)"
+    shown = cov.unread_names[:UNREAD_NAMES]
+    if shown:
+        text += ": " + ", ".join(name(n) for n in shown)
+        if cov.unread > len(shown):
+            text += f" and {cov.unread - len(shown)} more"
+    return text
 
 
 def coverage_dict(stats: Stats) -> dict[str, object] | None:
-    """The coverage counts for the JSON report (None without them)."""
+    """The coverage counts for the JSON report (None without them); ``unread`` only when some
+    entries were not read."""
     cov = stats.coverage
     if cov is None:
         return None
-    return {"analysed": cov.analysed, "handed": dict(cov.handed), "rejected": cov.rejected, "unknown": cov.unknown,
-            "recipes": {"checked": cov.recipes_checked, "missing": cov.recipes_missing,
-                        "external": dict(cov.recipes_external)}}
+    out: dict[str, object] = {
+        "analysed": cov.analysed, "handed": dict(cov.handed), "rejected": cov.rejected, "unknown": cov.unknown,
+        "recipes": {"checked": cov.recipes_checked, "missing": cov.recipes_missing,
+                    "external": dict(cov.recipes_external)}}
+    if cov.unread:
+        out["unread"] = {"count": cov.unread, "entries": list(cov.unread_names)}
+    return out
 
 
 # ------------------------------------------------------------ rule documentation ----

@@ -20,7 +20,7 @@ import urllib.parse
 from collections.abc import Callable
 
 from bot.findings import Finding, Severity
-from bot.report import Stats, checked_text, count_text, plural, visible
+from bot.report import Stats, checked_text, count_text, plural, unread_text, visible
 
 Link = Callable[[str, int], str]
 
@@ -42,8 +42,10 @@ def render(findings: list[Finding], stats: Stats, *, link: Link | None = None, t
     out: list[str] = []
     if title is not None:
         out += [f"### {escape(title)}", ""]
+    unread = unread_text(stats, code)
+    unread = f" {unread[:1].upper()}{unread[1:]}." if unread else ""
     if not findings:
-        out.append(f"\u2705 No findings: {checked_text(stats)} checked.")
+        out.append(f"\u2705 No findings: {checked_text(stats)} checked.{unread}")
         return "\n".join(out) + "\n"
     fixable = sum(1 for f in findings if f.fix is not None)
     counts = count_text(findings)
@@ -52,7 +54,7 @@ def render(findings: list[Finding], stats: Stats, *, link: Link | None = None, t
     if fixable:
         line += f", {fixable} with a proposed fix"
     if header:
-        out.append(f"{line}; {checked_text(stats)} checked.")
+        out.append(f"{line}; {checked_text(stats)} checked.{unread}")
     groups: dict[str, list[Finding]] = {}
     for f in findings:
         groups.setdefault(f.rule, []).append(f)

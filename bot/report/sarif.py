@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
+from bot.external.names import help_uri as external_help_uri
+from bot.external.names import is_external
 from bot.findings import Finding, Severity
 from bot.report import Stats, paragraph, rule_doc, rule_markdown, rule_sections
 from bot.rules import RULES
@@ -53,6 +55,9 @@ def document(findings: list[Finding], stats: Stats, *, root_uri: str | None = No
     if homepage:
         driver["informationUri"] = homepage
     driver["rules"] = [rule_descriptor(module) for module in rules.values()]
+    for rid in sorted({f.rule for f in findings if f.rule not in index and is_external(f.rule)}):
+        index[rid] = len(driver["rules"])  # zizmor's and actionlint's rules: those with results
+        driver["rules"].append(external_descriptor(rid))
     run: dict[str, Any] = {
         "tool": {"driver": driver},
         "results": [_result(f, index) for f in findings],
@@ -80,6 +85,19 @@ def rule_descriptor(module: ModuleType) -> dict[str, Any]:
         "help": {"text": rule_doc(module), "markdown": rule_markdown(module)},
         "defaultConfiguration": {"level": LEVEL[severity]},
         "properties": {"tags": _tags(module.CODE), "code": module.CODE},
+    }
+
+
+def external_descriptor(rule_id: str) -> dict[str, Any]:
+    """An external checker's rule (``zizmor/artipacked``): its documentation is the tool's own."""
+    tool, _, sub = rule_id.partition("/")
+    what = f"{tool}: {sub}" + (" (zizmor audit)" if tool == "zizmor" else " (actionlint check)")
+    return {
+        "id": rule_id,
+        "name": camel_case(rule_id.replace("/", "-")),
+        "shortDescription": {"text": what},
+        "helpUri": external_help_uri(rule_id),
+        "properties": {"tags": [TOOL, tool, "workflows"], "code": tool},
     }
 
 

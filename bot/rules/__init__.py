@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from bot.external import names as external_names
 from bot.rules import (
     changelog_missing,
     config_schema,
@@ -87,10 +88,11 @@ BY_CODE: dict[str, str] = {m.CODE: rid for rid, m in RULES.items()}
 
 
 def resolve_rule(name: str) -> str | None:
-    """A rule id from an id or a code (BB103)."""
+    """A rule id from an id or a code (BB103); an external checker's rule (``zizmor/artipacked``)
+    or a tool's name for all of its rules (``actionlint``: ``bot.external.names``)."""
     if name in RULES:
         return name
-    return BY_CODE.get(name.upper())
+    return BY_CODE.get(name.upper()) or external_names.resolve(name)
 
 
 def run(facts: Facts, conf: Config, honoured: Callable[[Suppression], bool] | None = None) -> list[Finding]:
@@ -147,7 +149,7 @@ def suppress(findings: list[Finding], suppressions: Mapping[str, list[Suppressio
             if s.covers not in (0, f.line):
                 continue
             for name in s.rules:
-                if resolve_rule(name) == f.rule:
+                if external_names.covers(resolve_rule(name) or "", f.rule):
                     used.add((s, name))
                     hit = True
         if not hit:

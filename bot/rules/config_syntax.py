@@ -2,7 +2,12 @@
 
 What it does:
     Loads every master config and runners.yaml and reports YAML errors at their line and
-    column (a full-width comma ``，`` in a flow mapping is named as such). Every workflow
+    column (a full-width comma ``，`` in a flow mapping is named as such). When such a file
+    does not load, its top-level blocks (the entries at column 0, the runner labels) are
+    loaded one by one: every block that loads is linted as usual, and each broken one is
+    reported at its error, by its key; the entries not read are counted in the summary
+    (``1 entry not read (syntax error)``). A block that fails only because it uses an anchor
+    of a broken block is listed with that block. Every workflow
     the profile reads (``.github/workflows/*.yml``) is loaded too: a YAML error, a
     malformed ``${{ }}`` expression or a workflow too large to read is reported at its
     line, since GitHub refuses such a workflow and the launcher calls and envs it would
@@ -16,7 +21,8 @@ What it does:
     are still linted.
 
 Why is this bad?
-    The sweep generator fails on the whole file, so none of its entries run. GitHub does
+    The sweep generator fails on the whole file, so none of its entries run, not even those
+    the linter could still read. GitHub does
     not run a workflow that does not parse: no benchmark it dispatches runs. A launcher
     that cannot be read runs nothing anybody can check: what its entries dispatch is
     unknown.
@@ -46,11 +52,12 @@ Fix:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from bot.config import Config
-from bot.findings import Finding, Severity
+from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
+from bot.repo.recover import Broken
 from bot.rules._entries import entries_of
 
 ID = "config-syntax"
@@ -67,12 +74,19 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
             yield Finding(ID, CODE, SEVERITY, cfg.path, cfg.error.line, cfg.error.col,
                           f"{_what(facts, cfg.path, cfg.error.message)}; no entry of this file was checked",
                           key=cfg.path)
+        read = len(cfg.entries)
+        others = f"the file's {_count(read, 'other entry')} {'was' if read == 1 else 'were'} read"
+        yield from _blocks(cfg.path, cfg.broken, "entry", others)
     r = facts.runners
     if r.path is not None:
         yaml_files.add(r.path)
-        if r.error is not None:
+        if r.error is not None and not r.broken:
             yield Finding(ID, CODE, SEVERITY, r.path, r.error.line, r.error.col,
                           f"{_what(facts, r.path, r.error.message)}; runner labels were not checked", key=r.path)
+        flat = not (isinstance(r.data, Mapping) and isinstance(r.data.get("labels"), Mapping))
+        what = "runner label" if flat or any(b.parent == "labels" for b in r.broken) else "key"
+        yield from _blocks(r.path, r.broken, what, "runner labels were not checked; the "
+                           f"{_count(len(r.labels), 'label')} read still route entries")
     for path, line, message in facts.workflows.errors:
         if path in facts.unreadable:
             continue  # reported below, as a file that was not read
@@ -92,6 +106,33 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
         else:
             yield Finding(ID, CODE, SEVERITY, path, 1, 1, f"this file is {why}; it was not read",
                           key=f"unreadable|{path}")
+
+
+def _blocks(path: str, broken: tuple[Broken, ...], what: str, rest: str) -> Iterator[Finding]:
+    """One finding per broken block of a file whose other blocks were read. The blocks that fail
+    only for an anchor of a broken one are its consequences (in ``related``). The subject is the
+    file when one block is broken (as for a file that does not load at all); with more, the file
+    and each block's key (or its key line as written)."""
+    causes = [b for b in broken if b.cause is None]
+    for b in causes:
+        name = f"{what} {b.key!r}" if b.key is not None else f"the {what} at line {b.line}"
+        needs = [d for d in broken if d.cause == b.line]
+        related = tuple(Related(path, d.error.line, f"{what} {d.key!r} uses an anchor of {name}: not read either"
+                                if d.key is not None else f"uses an anchor of {name}: not read either")
+                        for d in needs)
+        also = f", nor {_count(len(needs), what)} using its anchors" if needs else ""
+        keys = tuple(k.key for k in (b, *needs) if k.key is not None) if what == "entry" else ()
+        subject = path if len(causes) == 1 else f"{path}|{b.key if b.key is not None else b.text}"
+        yield Finding(ID, CODE, SEVERITY, path, b.error.line, b.error.col,
+                      f"invalid YAML: {b.error.message}; {name} was not read{also} ({rest})", related, keys,
+                      key=subject)
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 entry``, ``2 entries``, ``3 runner labels``."""
+    if n == 1:
+        return f"1 {noun}"
+    return f"{n} {noun[:-1]}ies" if noun.endswith("y") else f"{n} {noun}s"
 
 
 def _what(facts: Facts, path: str, message: str) -> str:

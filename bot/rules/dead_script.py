@@ -8,7 +8,9 @@ What it does:
     ``deprecated/`` folders are not considered (``scripts-exclude`` in the profile).
     A script that is dead because of another finding is listed with that cause instead of
     on its own: a launcher line that ignores its variant (ignored-variant), an entry that
-    looks for it in another folder (missing-script).
+    looks for it in another folder (missing-script). A script whose name is made of the
+    name parts of an entry that could not be read (its config did not load whole:
+    config-syntax) is not reported: that entry may run it.
 
 Why is this bad?
     A new script that no job runs usually means the pull request did not do what its
@@ -30,6 +32,7 @@ Fix:
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -63,6 +66,9 @@ class Dead:
     line: int = 0  # the launcher line that builds the path without the variant
     wanted_by: str = ""  # the entry that looks for a script of this name at ...
     wanted_at: str = ""  # ... this path
+
+
+_PARTS = re.compile(r"[-_.]+")
 
 
 def dead_scripts(facts: Facts) -> dict[str, Dead]:
@@ -104,9 +110,15 @@ def dead_scripts(facts: Facts) -> dict[str, Dead]:
         prefix = facts.profile.prefix_of_launcher(launcher)
         if prefix:
             broken_tokens.append(prefix.split("-", 1)[0])
+    # entries of a master config that did not load whole and were not read (bot.repo.recover):
+    # a script whose name is made of an unread entry's name parts may be that entry's
+    unread = [set(_PARTS.split(b.key.lower())) for cfg in facts.configs for b in cfg.broken if b.key]
     for script in facts.scripts:
         if script in reached or script in facts.referenced:
             continue
+        stem = posixpath.basename(script).rsplit(".", 1)[0].lower()
+        if any(set(_PARTS.split(stem)) <= parts for parts in unread):
+            continue  # it may be the script of an entry that was not read: unknowable
         if any(p.match(script) for p in patterns) or any(p.match(script) for p, _, _ in facts.referenced_patterns):
             continue
         base = posixpath.basename(script)

@@ -41,6 +41,7 @@ SUMMARY = "a suppression comment that suppresses nothing"
 def check_unused(suppressions: Mapping[str, list[Suppression]], used: set[tuple[Suppression, str]],
                  texts: Mapping[str, str], conf: Config) -> Iterator[Finding]:
     """Findings for the (suppression, rule) pairs that were never used."""
+    from bot.external.names import is_external
     from bot.rules import RULES, resolve_rule
 
     for path, items in suppressions.items():
@@ -52,8 +53,8 @@ def check_unused(suppressions: Mapping[str, list[Suppression]], used: set[tuple[
                     hint = difflib.get_close_matches(name, list(RULES), n=1)
                     stale.append((name, f"{name!r} is not a benchbot rule"
                                   + (f" (did you mean {hint[0]!r}?)" if hint else "")))
-                elif not conf.enabled(rid) or conf.ignored_at(rid, path) or rid == ID:
-                    continue
+                elif not conf.enabled(rid) or conf.ignored_at(rid, path) or rid == ID or is_external(rid):
+                    continue  # an external checker's rule: the checkers run on some lints only
                 elif (s, name) not in used:
                     where = "this file" if s.covers == 0 else f"line {s.covers}"
                     stale.append((name, f"no {rid} finding on {where}"))
