@@ -24,7 +24,8 @@ from bot import (
 from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding, Severity
 from bot.newonly import Comparison
-from bot.repo.tree import Tree, TreeError, find_root, open_tree
+from bot.repo.git import open_tree
+from bot.repo.tree import Tree, TreeError, find_root
 from bot.report import Stats, visible
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3

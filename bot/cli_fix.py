@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bot import fix
-from bot.config import Config
 from bot.findings import Finding
 from bot.repo.tree import Tree, WorkTree
+from bot.settings import Config
 
 if TYPE_CHECKING:
     from bot.lint import LintResult

@@ -12,7 +12,8 @@ from collections.abc import Callable
 
 from bot import cli_cache
 from bot.config import ConfigError, load_config
-from bot.repo.tree import TreeError, open_tree
+from bot.repo.git import open_tree
+from bot.repo.tree import TreeError
 from bot.report import visible
 
 EXIT_OK, EXIT_USAGE = 0, 2

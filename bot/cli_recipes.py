@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from bot.report import visible
 
 if TYPE_CHECKING:
-    from bot.config import Config
     from bot.recipes.model import Source
+    from bot.settings import Config
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -48,7 +48,7 @@ def lint_sources(args: argparse.Namespace, conf: Config) -> tuple[list[Source], 
     if not getattr(args, "recipes", None):
         return None
     if getattr(args, "recipe_sources", None) is None:
-        from bot.recipes.sources import open_sources as open_given
+        from bot.github.recipe_sources import open_sources as open_given
 
         args.recipe_sources = open_given(conf.recipes, args.recipes, False)
     got: tuple[list[Source], list[str]] = args.recipe_sources
@@ -58,7 +58,7 @@ def lint_sources(args: argparse.Namespace, conf: Config) -> tuple[list[Source], 
 def run(args: argparse.Namespace, entry_hint: Callable[[list[str], str], str]) -> int:
     from bot.cli_serve import entry_facts
     from bot.config import load_config
-    from bot.recipes.attach import configured
+    from bot.github.recipe_sources import configured
     from bot.recipes.compare import comparisons
     from bot.report.recipes import markdown, text_lines, to_json
 

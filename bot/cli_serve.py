@@ -10,7 +10,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bot.config import ConfigError, load_config
-from bot.repo.tree import TreeError, open_tree
+from bot.repo.git import open_tree
+from bot.repo.tree import TreeError
 from bot.report import visible
 
 if TYPE_CHECKING:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from bot.config import Config
 from bot.external.places import all_files
 from bot.findings import Finding
 from bot.repo.tree import Tree
+from bot.settings import Config
 
 if TYPE_CHECKING:
     from bot.lint import LintResult
@@ -29,7 +29,7 @@ def add_arguments(lint_parser: argparse.ArgumentParser) -> None:
 def paths(args: argparse.Namespace, head: Tree, base: Tree | None) -> list[str]:
     """The workflow files this lint checks: all with ``--workflows``; those that differ from the
     compared base by default; none without a base or with ``--no-workflows``."""
-    from bot.external.workflows import changed
+    from bot.workflow_checks import changed
 
     if getattr(args, "no_workflows", False):
         return []
@@ -41,7 +41,7 @@ def paths(args: argparse.Namespace, head: Tree, base: Tree | None) -> list[str]:
 def extend(result: LintResult, tree: Tree, conf: Config, files: list[str], policy: Tree | None = None
            ) -> list[str]:
     """Add zizmor's and actionlint's findings on ``files`` to a lint result; the notes to show."""
-    from bot.external.workflows import check
+    from bot.workflow_checks import check
 
     if not files:
         return []

@@ -16,6 +16,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.repo.jobs import Coverage
 
 
 class Severity(enum.IntEnum):
@@ -157,3 +161,21 @@ class Finding:
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.column, self.rule, self.message)
+
+
+@dataclass(frozen=True)
+class Stats:
+    """The figures of one lint: what it read, how long it took, how far it got."""
+
+    files: int
+    entries: int
+    launchers: int
+    scripts: int
+    seconds: float
+    # how far the analysis got (entries analysed, handed to external tools, unknown; recipes)
+    coverage: Coverage | None = None
+
+
+def plural(n: int, word: str) -> str:
+    """``1 finding``, ``2 findings``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"

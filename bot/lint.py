@@ -7,10 +7,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from bot import lintcache
-from bot.config import Config
-from bot.findings import Finding
+from bot.findings import Finding, Stats
 from bot.repo.tree import Tree
-from bot.report import Stats
+from bot.settings import Config
 
 if TYPE_CHECKING:
     from bot.recipes.model import Source

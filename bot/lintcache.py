@@ -50,10 +50,10 @@ from bot.cachejson import loads as json_loads
 from bot.findings import Edit, Finding, Fix, Related, Severity
 
 if TYPE_CHECKING:
-    from bot.config import Config
     from bot.repo.facts import Facts
     from bot.repo.jobs import Coverage
     from bot.repo.tree import Tree
+    from bot.settings import Config
 
 KIND = "lint"
 FORMAT = "1"

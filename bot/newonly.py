@@ -14,8 +14,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from bot.findings import Finding
-from bot.report import plural
+from bot.findings import Finding, plural
 
 BASELINE_VERSION = 1
 

@@ -36,7 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "requirements.lock"
 COMMAND = "python scripts/lock.py"
 PYTHON = "3.11"  # the lowest Python the resolution is for (action.yml's default; requires-python's floor)
-UV_ARGS = ["pip", "compile", "pyproject.toml", "-", "--extra", "workflows", "--universal", "--python-version", PYTHON, "--generate-hashes",
+UV_ARGS = ["pip", "compile", "pyproject.toml", "-", "--extra", "workflows", "--universal", "--python-version", PYTHON,
+           "--generate-hashes",
            "--custom-compile-command", COMMAND, "--output-file", LOCK.name]
 DIGEST_LINE = re.compile(r"^# inputs-sha256: ([0-9a-f]{64})$", re.MULTILINE)
 

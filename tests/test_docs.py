@@ -1,6 +1,7 @@
-"""The project's own docs cannot drift: README's rule table against the registry, the
-generated rule pages against the docstrings, docs/json.md against the JSON output, and every
-relative link in README.md and docs/ against the files the repo has."""
+"""The project's own docs cannot drift: the rule table (docs/rules.md) against the registry,
+the generated rule pages against the docstrings, docs/json.md against the JSON output, every
+relative link in README.md and docs/ against the files the repo has, and the README as the
+short front page that links every docs/ page."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from tests.conftest import EXAMPLE, ROOT
 
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
+RULES_TABLE = DOCS / "rules.md"
 
 
 def _section(text: str, heading: str) -> str:
@@ -39,31 +41,61 @@ def _table(text: str) -> list[list[str]]:
     return [[c.strip() for c in re.split(r"(?<!\\)\|", row)[1:-1]] for row in rows[2:]]
 
 
-# ------------------------------------------------------------------ README's rule table
+# ------------------------------------------------------------------ the rule table (docs/rules.md)
 
-def test_readme_rule_table_matches_the_registry() -> None:
-    rows = _table(_section(README.read_text(encoding="utf-8"), "## Rules"))
+def test_rule_table_matches_the_registry() -> None:
+    rows = _table(_section(RULES_TABLE.read_text(encoding="utf-8"), "# Rules"))
     got: dict[str, tuple[str, str]] = {}
     for code, rid, severity, _what in rows:
-        link = re.fullmatch(r"\[([a-z-]+)\]\(docs/rules/([a-z-]+)\.md\)", rid)
+        link = re.fullmatch(r"\[([a-z-]+)\]\(rules/([a-z-]+)\.md\)", rid)
         assert link and link.group(1) == link.group(2), f"{code}: link the id to its page: {rid}"
         got[link.group(1)] = (code, severity)
-    assert set(got) == set(RULES), "README's rule table and bot.rules.RULES list different rules"
+    assert set(got) == set(RULES), "docs/rules.md's table and bot.rules.RULES list different rules"
     assert [code for code, _ in got.values()] == sorted(code for code, _ in got.values()), "sort the table by code"
     for rid, module in RULES.items():
         code, severity = got[rid]
         assert (module.ID, code) == (rid, module.CODE)
         # the default severity first; any other severity the rule really uses named after it
         words = re.findall(r"\b(error|warning|info)\b", severity)
-        assert words[0] == module.SEVERITY.label, f"{rid}: README says {severity!r}, the rule {module.SEVERITY.label}"
+        assert words[0] == module.SEVERITY.label, \
+            f"{rid}: docs/rules.md says {severity!r}, the rule {module.SEVERITY.label}"
         source = Path(module.__file__ or "").read_text(encoding="utf-8")
         used = {Severity[name].label for name in re.findall(r"\bSeverity\.(ERROR|WARNING|INFO)\b", source)}
-        assert set(words) == used, f"{rid}: the rule reports {sorted(used)}, README says {severity!r}"
+        assert set(words) == used, f"{rid}: the rule reports {sorted(used)}, docs/rules.md says {severity!r}"
 
 
-def test_readme_names_the_conditional_severity_of_no_launcher() -> None:
-    rows = {r[0]: r for r in _table(_section(README.read_text(encoding="utf-8"), "## Rules"))}
+def test_rule_table_names_the_conditional_severity_of_no_launcher() -> None:
+    rows = {r[0]: r for r in _table(_section(RULES_TABLE.read_text(encoding="utf-8"), "# Rules"))}
     assert rows["BB105"][2] == "error; warning when no entry uses those nodes"
+
+
+# ------------------------------------------------------------------ README: the front page
+
+def test_readme_rules_section_leads_to_the_table() -> None:
+    # every generated rule page links back to the table (docs/rules.md); the README's section leads there too
+    assert all("[All rules](../rules.md)" in p for p in rule_pages(RULES).values())
+    section = _section(README.read_text(encoding="utf-8"), "## Rules")
+    assert "(docs/rules.md)" in section and "(docs/rules/)" in section
+
+
+def test_readme_keeps_the_two_commands() -> None:
+    # .ci/run ends with the README's test command; the example command is the main job
+    section = _section(README.read_text(encoding="utf-8"), "## Two commands")
+    blocks = re.findall(r"^```sh\n(.*?)\n```", section, re.M | re.S)
+    venv = "python3 -m venv .venv && .venv/bin/pip install -q"
+    assert blocks == [
+        f"{venv} -e . && .venv/bin/python -m bot lint examples/seed --show-fixes",
+        f"{venv} -e '.[test]' && .venv/bin/python -m pytest -q",
+    ]
+    assert (ROOT / ".ci" / "run").read_text(encoding="utf-8").rstrip().endswith(".venv/bin/python -m pytest -q")
+
+
+def test_readme_is_short_and_links_every_docs_page() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) < 200, "README.md is the front page: move detail to docs/"
+    linked = {t.split("#", 1)[0] for t in _relative_links(README)}
+    pages = {f"docs/{p.name}" for p in DOCS.glob("*.md")}
+    assert pages - linked == set(), "link these docs/ pages from README.md"
 
 
 # ------------------------------------------------------------------ docs/rules/
@@ -167,7 +199,7 @@ def test_relative_links_point_to_files_the_repo_has() -> None:
             if not file.exists() or ROOT.resolve() not in (file, *file.parents):
                 broken.append(f"{page.relative_to(ROOT)}: {target}")
     assert not broken, "links to files the repo does not have:\n" + "\n".join(broken)
-    assert checked >= len(RULES) * 2  # README's table and each page's way back, at least
+    assert checked >= len(RULES) * 2  # docs/rules.md's table and each page's way back, at least
 
 
 def test_the_link_check_is_not_vacuous(tmp_path: Path) -> None:

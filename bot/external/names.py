@@ -1,6 +1,6 @@
 """The rule ids of the external workflow checkers: ``zizmor/<audit>``, ``actionlint/<kind>``.
 
-Their findings are benchbot findings (``bot.external.workflows``), so their ids go wherever a
+Their findings are benchbot findings (``bot.workflow_checks``), so their ids go wherever a
 rule id goes: ``select``/``ignore``, ``severity``, ``per-path-ignores``, inline suppressions,
 ``--select``. A tool's name alone (``zizmor``, ``actionlint``) names all of its rules. The
 known names are those of the pinned versions (``benchbot[workflows]``); a misspelt one is a

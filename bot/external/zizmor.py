@@ -3,7 +3,7 @@
 Run as ``zizmor --offline --no-config --no-ignores --format json --no-exit-codes --persona P
 FILES`` in the workspace (``bot.external.places``): offline (no token, no network), and blind to
 the repository's own zizmor configuration and ``# zizmor: ignore[...]`` comments, which
-``bot.external.workflows`` honours itself as suppressions, from the base in a pull request (a
+``bot.workflow_checks`` honours itself as suppressions, from the base in a pull request (a
 change cannot switch off its own gate).
 
 One zizmor finding is one benchbot finding ``zizmor/<audit>``:

@@ -1,5 +1,5 @@
 """PyGithub code that reads files of another repository (the official recipe collections,
-``bot.recipes.sources.GitHubSource``): resolve a ref to a commit, list a commit's files, read one.
+``bot.github.recipe_sources.GitHubSource``): resolve a ref to a commit, list a commit's files, read one.
 
 ``ContentsClient`` is a client of its own (not :class:`bot.github.adapter.PyGithubPort`): the
 recipe repositories are public repositories on github.com, read with or without a token, while

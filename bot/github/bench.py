@@ -23,16 +23,14 @@ the dispatched workflow may expand them inside ``run:``.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from bot.findings import Finding
-from bot.repo.configs import Entry
+from bot.repo.changed import changed_entries
 from bot.repo.facts import Facts
 from bot.report.markdown import code
-from bot.shell.values import known
 
 BLOCKING = ("ignored-variant", "missing-script")
 UNKNOWN = ("shell-syntax", "dispatch-bound")  # what the entry runs is unknown
@@ -50,35 +48,6 @@ def family_labels(target: str, labels: list[str]) -> list[str]:
         bare = label.lower().removeprefix("cluster:")
         if bare == t or bare.startswith(t + "-") or bare.startswith(t + "_") or label.lower() == t:
             out.append(label)
-    return out
-
-
-def _canonical(entry: Entry) -> str:
-    return json.dumps(entry.fields, sort_keys=True, default=str)
-
-
-def changed_entries(head: Facts, base: Facts | None, changed_paths: set[str]) -> dict[str, str]:
-    """entry name -> why it is selected (its YAML changed, or what it runs changed)."""
-    before = {e.name: _canonical(e) for e in base.entries} if base is not None else {}
-    out: dict[str, str] = {}
-    for e in head.entries:
-        if e.name not in before:
-            out[e.name] = f"new entry in {e.path}"
-        elif before[e.name] != _canonical(e):
-            out[e.name] = f"entry changed in {e.path}"
-    for run in head.runs:
-        if run.entry.name in out:
-            continue
-        for path in (run.launcher, run.real):
-            if path in changed_paths:
-                out[run.entry.name] = f"its launcher {path} changed"
-                break
-        else:
-            for d in run.dispatches:
-                script = known(d.target)
-                if script and script in changed_paths:
-                    out[run.entry.name] = f"its script {script} changed"
-                    break
     return out
 
 

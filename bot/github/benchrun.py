@@ -21,7 +21,6 @@ import re
 from typing import TYPE_CHECKING
 
 from bot import rules
-from bot.config import Config
 from bot.findings import Finding
 from bot.github import bench, bind, claim, commands, jobs_count, markers
 from bot.github.port import GitHubError, RunInfo
@@ -31,9 +30,10 @@ from bot.repo.facts import Facts, gather
 from bot.repo.git import GitTree
 from bot.repo.tree import Tree, TreeError
 from bot.report import markdown as md
+from bot.settings import Config
 
 if TYPE_CHECKING:
-    from bot.github.comments import Ctx
+    from bot.github.answer import Ctx
 
 _DISPATCH = re.compile(r"<!-- benchbot:dispatch ((?:label-)?\d+) -->")
 _SHA40 = re.compile(r"[0-9a-f]{40}")

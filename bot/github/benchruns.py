@@ -19,7 +19,7 @@ from bot.github.review import own
 from bot.report import markdown as md
 
 if TYPE_CHECKING:
-    from bot.github.comments import Ctx
+    from bot.github.answer import Ctx
 
 LIMIT = 300  # runs of the benchmark workflow read (three pages)
 

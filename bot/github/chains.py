@@ -10,13 +10,13 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from bot.github.bench import changed_entries
 from bot.map.mermaid import pr_section
+from bot.repo.changed import changed_entries
 from bot.report import markdown as md
 
 if TYPE_CHECKING:
-    from bot.config import Config
     from bot.lint import LintResult
+    from bot.settings import Config
 
 _ARTIFACT = re.compile(r"[A-Za-z0-9._-]{1,100}")
 _RUN_ID = re.compile(r"[0-9]{1,20}")

@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from bot.config import Config, ConfigError, load_config
 from bot.github import claim, commands, markers
+from bot.github.answer import Ctx, Sleep
 from bot.github.claim import reply_marker
-from bot.github.event import EXIT_ERROR, EXIT_INTERNAL, EXIT_OK, Options, Outcome, PortFactory, bot_login, pull_request
+from bot.github.handling import EXIT_ERROR, EXIT_INTERNAL, EXIT_OK, Options, Outcome, PortFactory, bot_login
 from bot.github.port import Comment, GitHubError, Port
+from bot.github.pulls import pull_request
 from bot.github.review import own
 from bot.repo.configs import load_runners
 from bot.repo.tree import TreeError, WorkTree
@@ -36,7 +37,6 @@ from bot.report import markdown as md
 
 WRITE_ROLES = frozenset({"admin", "maintain", "write"})
 REFUSAL_SECONDS = 3600
-Sleep = Callable[[float], None]
 
 __all__ = ["issue_comment", "reply_marker"]
 
@@ -196,49 +196,6 @@ def _open_claim(port: Port, conf: Config, number: int, comment_id: int, open_cla
                             "not start (check the Actions tab). Nothing was started again; comment again to retry.")
     port.react(comment_id, "confused")
     out.logs.append(f"benchbot: completed the dead claim {open_claim.id}: no run found")
-
-
-@dataclass
-class Ctx:
-    """One command being answered: where to reply, and what is known so far."""
-
-    port: Port
-    conf: Config
-    number: int
-    comment_id: int | str  # the command comment's id; ``label-<event id>`` for the label trigger (no reactions)
-    workspace: str
-    out: Outcome
-    bot_login: str
-    previous: list[Comment]  # the PR's conversation comments when the command was read
-    sleep: Sleep
-    now: Callable[[], float]
-    claim: Comment  # the bot's reply that claimed the command: every answer edits it
-    comment_at: float  # when the command was written (server time)
-    answered: bool = False
-    dispatched: bool = False  # the dispatch went out (a later failure must not invite a retry)
-
-    @property
-    def marker(self) -> str:
-        return reply_marker(self.comment_id)
-
-    def note(self, hidden: str, text: str) -> None:
-        """Edit the claim, keeping it a claim (a step on the way, e.g. the dispatch about to go out)."""
-        self.port.edit_issue_comment(self.claim.id, f"{self.marker}{claim.claim_marker(self.comment_id)}{hidden}\n"
-                                                    f"{text}")
-
-    def reply(self, text: str, extra_marker: str = "") -> None:
-        self.port.edit_issue_comment(self.claim.id, f"{self.marker}{extra_marker}\n{text}")
-        self.answered = True
-
-    def react(self, content: str) -> None:
-        """A reaction on the command comment (none for a label: there is no comment)."""
-        if isinstance(self.comment_id, int):
-            self.port.react(self.comment_id, content)
-
-    def refuse(self, text: str, log: str, extra_marker: str = "") -> None:
-        self.out.logs.append(f"benchbot: {log}")
-        self.reply(text, extra_marker)
-        self.react("confused")
 
 
 def _lint(ctx: Ctx, payload: dict[str, Any], opts: Options) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 
 from bot.config import ConfigError, load_config
 from bot.github import claim, commands
-from bot.github.event import EXIT_ERROR, EXIT_OK, Options, Outcome, PortFactory, bot_login
+from bot.github.handling import EXIT_ERROR, EXIT_OK, Options, Outcome, PortFactory, bot_login
 from bot.github.port import GitHubError
 from bot.repo.tree import TreeError, WorkTree
 from bot.report import markdown as md
@@ -32,7 +32,7 @@ WRITE_ROLES = frozenset({"admin", "maintain", "write"})
 
 def labeled(payload: dict[str, Any], workspace: str, make_port: PortFactory, opts: Options) -> Outcome:
     from bot.github import benchrun
-    from bot.github.comments import Ctx
+    from bot.github.answer import Ctx
 
     label = str((payload.get("label") or {}).get("name") or "")
     sender = str((payload.get("sender") or {}).get("login") or "")

@@ -13,14 +13,13 @@ import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from bot.config import Config
 from bot.findings import Finding
 from bot.github.adapter_contents import from_env
 from bot.github.port import ChangedFile, GitHubError
-from bot.recipes.attach import attach, configured
+from bot.github.recipe_sources import configured
+from bot.recipes.attach import attach
 from bot.recipes.compare import ENGINES, comparisons
-from bot.recipes.model import Source
-from bot.recipes.sources import SourceUnavailable
+from bot.recipes.model import Source, SourceUnavailable
 from bot.repo.configs import Entry
 from bot.repo.facts import Facts
 from bot.repo.tree import Tree
@@ -28,6 +27,7 @@ from bot.report import markdown as md
 from bot.report.recipes import markdown
 from bot.rules import recipe_mismatch
 from bot.serve.gather import engine_of
+from bot.settings import Config
 from bot.shell.values import known
 
 MAX_ENTRIES = 12  # entries compared in one summary (the rest are named)

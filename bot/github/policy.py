@@ -12,9 +12,9 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from bot.config import Config
 from bot.findings import Finding
 from bot.report import markdown as md
+from bot.settings import Config
 from bot.suppress import Suppression
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from bot.config import ConfigError, load_config
 from bot.github import claim, markers, result_files
-from bot.github.event import EXIT_ERROR, EXIT_OK, Options, Outcome, PortFactory, bot_login
+from bot.github.handling import EXIT_ERROR, EXIT_OK, Options, Outcome, PortFactory, bot_login
 from bot.github.port import Comment, GitHubError, Port
 from bot.github.port_results import TooLarge
 from bot.github.review import own

@@ -17,17 +17,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 
 from bot.findings import Finding
 from bot.github import inline, markers
 from bot.github.diff import Changes
-from bot.github.evidence import SpecChange
-from bot.github.inline import Anchor, Link, Suggestion, suggestion
+from bot.github.inline import Anchor, Suggestion, suggestion
+from bot.github.plans import Context, Plan, Posted, Resolve, Split, Update
 from bot.github.port import ChangedFile, Comment, DraftComment, ReviewComment
 from bot.github.summary import MAX_COMMENT, SUMMARY_MARKER, bench_line, failure_summary, summary_body
-from bot.newonly import Comparison, compare
-from bot.report import Stats, plural
+from bot.newonly import compare
+from bot.report import plural
 
 __all__ = ["MAX_COMMENT", "SUMMARY_MARKER", "Anchor", "Suggestion", "bench_line", "failure_summary", "suggestion",
            "anchor", "plan", "split"]
@@ -47,9 +46,6 @@ def fixed_marker(comment_id: int) -> str:
     return f"<!-- benchbot:fixed {comment_id} -->"
 
 
-# new: on the head, not on the base (what the PR introduces); old: on both (reported in the
-# summary only, collapsed); fixed: base findings the head no longer has (listed).
-Split = Comparison
 
 
 def split(head: list[Finding], base: list[Finding], renames: Mapping[str, str] | None = None) -> Split:
@@ -72,52 +68,6 @@ def fixed_findings(base: list[Finding], parts: Split, renames: Mapping[str, str]
 def renamed(files: Iterable[ChangedFile]) -> dict[str, str]:
     """The PR's renames (old path -> new path), from the files API (``status: renamed``)."""
     return {f.previous_path: f.path for f in files if f.status == "renamed" and f.previous_path}
-
-
-@dataclass(frozen=True)
-class Posted:
-    """One of the bot's inline comments: its causes' fingerprints, and whether it is resolved."""
-
-    comment: ReviewComment
-    fingerprints: tuple[str, ...]
-    resolved: bool
-
-    @property
-    def key(self) -> tuple[str, int | None, str]:
-        if self.comment.subject_type == "file" or self.comment.line is None:
-            return (self.comment.path, None, "RIGHT")
-        return (self.comment.path, self.comment.line, self.comment.side or "RIGHT")
-
-
-@dataclass(frozen=True)
-class Resolve:
-    comment: ReviewComment
-    reply: str | None  # None: the reply is there already (an earlier run stopped after it)
-    body: str  # the comment's new body, marked resolved
-
-
-@dataclass(frozen=True)
-class Update:
-    """A cause added to the bot's open comment on the same line."""
-
-    comment: ReviewComment
-    body: str
-
-
-@dataclass
-class Plan:
-    review: list[DraftComment] = field(default_factory=list)
-    review_body: str = ""
-    inline: list[Finding] = field(default_factory=list)  # causes that get a comment (new or added to one) this run
-    posted: list[Finding] = field(default_factory=list)  # new causes commented on before
-    unanchored: list[Finding] = field(default_factory=list)  # new causes the PR touches nowhere: summary only
-    update: list[Update] = field(default_factory=list)
-    resolve: list[Resolve] = field(default_factory=list)
-    recheck: list[ReviewComment] = field(default_factory=list)  # marked resolved: their threads should be too
-    summary: str = ""
-    summary_id: int | None = None  # edit this comment; None: create one
-    summary_changed: bool = True
-    comments: int = 0  # inline comments of this pull request's new causes, old and new
 
 
 def own(author: str, bot_login: str) -> bool:
@@ -145,26 +95,6 @@ def posted(comments: list[ReviewComment], bot_login: str) -> list[Posted]:
 def posted_fingerprints(comments: list[ReviewComment], bot_login: str) -> dict[str, tuple[ReviewComment, bool]]:
     """fingerprint -> (the bot's inline comment for it, resolved?)."""
     return {fp: (p.comment, p.resolved) for p in posted(comments, bot_login) for fp in p.fingerprints}
-
-
-@dataclass(frozen=True)
-class Context:
-    head_sha: str
-    base_sha: str
-    base_ref: str
-    bot_login: str
-    stats: Stats
-    reminder: str | None = None  # the recipe reminder, when the PR calls for it
-    inline_comments: bool = True
-    link: Link | None = None
-    policy: str | None = None  # what the PR changes in benchbot's configuration (``bot.github.policy``)
-    fixed: tuple[Finding, ...] = ()  # the base's findings the head fixes (:func:`fixed_findings`)
-    spec: SpecChange = SpecChange()  # what the PR changes in speculative decoding (``bot.github.evidence``)
-    description: str = ""  # the PR's description (untrusted): lm_eval tables in it are compared
-    recipes: tuple[str, ...] = ()  # the "Recipe parity" section (``bot.github.parity``), markdown lines
-    workflows: tuple[str, ...] = ()  # what the workflow checkers looked at (``bot.github.workflows_gate``)
-    chains: str = ""  # the changed entries' dispatch chains, before and after (``bot.github.chains``)
-    map_link: str | None = None  # where the HTML map of the head is (the workflow run's artifact)
 
 
 def plan(split_: Split, changes: Changes, comments: list[Comment], review_comments: list[ReviewComment],

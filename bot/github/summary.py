@@ -24,7 +24,7 @@ from bot.report import checked_text, count_text, plural, unread_text
 from bot.report import markdown as md
 
 if TYPE_CHECKING:
-    from bot.github.review import Context, Plan, Split
+    from bot.github.plans import Context, Plan, Split
 
 SUMMARY_MARKER = "<!-- benchbot:summary -->"
 MAX_COMMENT = 60000  # GitHub refuses bodies over 65,536 characters

@@ -12,16 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bot.external.workflows import changed, check
 from bot.findings import Finding
 from bot.github import policy
 from bot.report import markdown as md
 from bot.suppress import Suppression
+from bot.workflow_checks import changed, check
 
 if TYPE_CHECKING:
-    from bot.config import Config
     from bot.lint import LintResult
     from bot.repo.tree import Tree
+    from bot.settings import Config
 
 Keys = frozenset[tuple[str, tuple[str, ...], str]]
 

@@ -11,17 +11,16 @@ reads them there (``attached``) and never opens anything itself.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bot.config import RecipeSettings
 from bot.recipes.model import Source
 from bot.repo.facts import Facts
 from bot.repo.tree import Tree
 
 if TYPE_CHECKING:
-    from bot.recipes.sources import ContentsPort
+    pass
 
 VLLM_MARK, SGLANG_DIR = "strategies", "docs_new/src/snippets/configs"
 
@@ -83,23 +82,6 @@ class Attached:
     sources: tuple[Source, ...]
     notes: tuple[str, ...] = ()
     only: frozenset[str] | None = None  # the entries to compare (a pull request's); None: every one
-
-
-def configured(tree: Tree, settings: RecipeSettings, wanted: Sequence[str] | None = None, offline: bool = False,
-               client_factory: Callable[[], ContentsPort] | None = None) -> tuple[list[Source], list[str]]:
-    """The sources to compare with, and a note per source that could not be read: ``wanted``
-    (``--source``: folders, or ``github``), else the configuration's: its ``local`` folders of
-    ``tree``, then its GitHub repositories (unless the section names only ``local`` ones).
-    ValueError: a wanted folder of no known layout (a usage error, not a note)."""
-    from bot.recipes.sources import GITHUB, open_sources
-
-    if wanted is not None:
-        return open_sources(settings, list(wanted), offline, client_factory)
-    sources, notes = tree_sources(tree, settings.local)
-    if settings.github:
-        more, more_notes = open_sources(settings, [GITHUB], offline, client_factory)
-        sources, notes = sources + more, notes + more_notes
-    return sources, notes
 
 
 def attach(facts: Facts, sources: Sequence[Source], notes: Sequence[str] = (),

@@ -20,8 +20,7 @@ from dataclasses import dataclass, field, replace
 
 from bot.recipes import sglang_cookbook, vllm_recipe
 from bot.recipes.diff import diff, recipe_command
-from bot.recipes.model import Difference, Miss, Query, Rendered, Source
-from bot.recipes.sources import SourceUnavailable
+from bot.recipes.model import Difference, Miss, Query, Rendered, Source, SourceUnavailable
 from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts, Run
 from bot.serve.gather import engine_of

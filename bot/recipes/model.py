@@ -89,3 +89,11 @@ class Difference:
     script: Any = None  # the script's value (None: absent)
     where: str | None = None  # "path:line" in the script, when the script has the key
     notes: tuple[str, ...] = field(default=())
+
+
+class SourceUnavailable(Exception):
+    """A source that cannot be read now; ``reason`` says why, for a note."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason

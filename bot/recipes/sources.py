@@ -3,16 +3,17 @@
 - ``LocalSource``: a directory (a checkout or an unpacked archive); ``detect(dir)`` recognises
   the collections a directory holds by their layout. Its revision is the checkout's commit,
   read as text from ``.git`` (no program is run), else a digest of the content.
-- ``GitHubSource``: a GitHub repository at a ref, through a ``ContentsPort``
-  (``bot.github.adapter_contents.ContentsClient``): the ref resolved to a commit once, the
-  file list from one recursive git-trees call, each file from the contents API.
+- ``GitHubSource`` (``bot.github.recipe_sources``, the GitHub layer): a GitHub repository at a
+  ref: the ref resolved to a commit once, the file list from one recursive git-trees call, each
+  file from the contents API.
 - ``CachedSource``: any source through benchbot's persistent cache (``bot.cache``, kind
   ``recipes``); ``offline`` reads the cache only.
-- ``open_sources``: the sources a run asked for, and a note for each that cannot be reached.
+- ``bot.github.recipe_sources.open_sources``: the sources a run asked for, and a note for each
+  that cannot be reached.
 
 ``SourceUnavailable`` (a reason for a note, never a crash) is raised by the ``revision``,
 ``get`` and ``list`` of the GitHub and cached sources: GitHub's rate limit, no network, an
-offline run without a cached copy. ``open_sources`` resolves every revision, so a source it
+offline run without a cached copy (``bot.recipes.model``). ``open_sources`` resolves every revision, so a source it
 returns is reachable then; a later ``get``/``list`` can still raise it (a rate limit reached
 in the middle of a run, a file an offline run never read online): callers catch it and note.
 
@@ -30,17 +31,12 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import Any
 
 from bot import cache, cachejson
-from bot.github.port import GitHubError
 from bot.recipes.gitrev import git_revision
-from bot.recipes.model import KINDS, Source
-
-if TYPE_CHECKING:
-    from bot.config import RecipeSettings
+from bot.recipes.model import Source, SourceUnavailable
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # a recipe file larger than this is not read
 CACHE_KIND = "recipes"
@@ -49,16 +45,7 @@ LAYOUTS = {"vllm": ("models", "strategies"), "sglang": ("docs_new/src/snippets/c
 FOLDERS = {"vllm": "", "sglang": "docs_new/src/snippets/configs"}  # where each kind's recipes live
 TITLES = {"vllm": "vLLM recipes", "sglang": "SGLang cookbook"}
 MAX_PATHS = 500_000  # a cached file list longer than this is refused
-_HEX = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
-T = TypeVar("T")
-
-
-class SourceUnavailable(Exception):
-    """A source that cannot be read now; ``reason`` says why, for a note."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+HEX = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
 
 
 def clean_path(path: str) -> str | None:
@@ -140,102 +127,6 @@ def detect(directory: str | Path) -> list[LocalSource]:
     return found
 
 
-# ------------------------------------------------------------------ GitHub
-
-
-class ContentsPort(Protocol):
-    """What ``GitHubSource`` asks of GitHub (``bot.github.adapter_contents.ContentsClient``);
-    failures raise ``GitHubError``."""
-
-    truncated: set[tuple[str, str]]  # (repo, sha) whose file list GitHub cut short
-
-    def resolve(self, repo: str, ref: str | None) -> str: ...
-
-    def tree(self, repo: str, sha: str) -> list[tuple[str, int]]: ...
-
-    def blob(self, repo: str, sha: str, path: str, max_bytes: int = ...) -> bytes | None: ...
-
-
-def _reason(exc: GitHubError, what: str) -> str:
-    if exc.rate_limited or (exc.status == 0 and "429" in exc.message):  # 429s until the retries ran out
-        return (f"{what}: GitHub's API rate limit is exhausted ({exc.message}); set BENCHBOT_RECIPES_TOKEN "
-                f"(or GITHUB_TOKEN) for a higher limit, or use --offline with a cached copy")
-    if exc.status == 0:
-        return f"{what}: GitHub cannot be reached ({exc.message})"
-    if exc.status == 401:
-        return f"{what}: GitHub refused the token (401 {exc.message})"
-    if exc.status in (404, 422):
-        return f"{what}: no such repository or ref ({exc.status} {exc.message})"
-    return f"{what}: GitHub answered {exc.status} {exc.message}"
-
-
-class GitHubSource:
-    """``repo`` (owner/name) at ``ref`` (None: the default branch) through ``client`` (None: no
-    network, every read is ``SourceUnavailable``). ``folder``: where the recipes live."""
-
-    def __init__(self, kind: str, repo: str, ref: str | None, client: ContentsPort | None, folder: str = "") -> None:
-        self.kind, self.repo, self.ref, self.client, self.folder = kind, repo, ref, client, folder
-        self.name = repo
-        self._sha: str | None = ref if ref is not None and _HEX.match(ref) else None
-        self._files: dict[str, int] | None = None
-        self.notes: list[str] = []
-
-    def _ask(self, what: str, question: Callable[[ContentsPort], T]) -> T:
-        if self.client is None:
-            raise SourceUnavailable(f"{what}: no connection to GitHub in this run")
-        try:
-            return question(self.client)
-        except GitHubError as exc:
-            raise SourceUnavailable(_reason(exc, what)) from None
-
-    @property
-    def revision(self) -> str:
-        """The commit ``ref`` resolves to (asked once)."""
-        if self._sha is None:
-            what = f"resolve {self.repo}@{self.ref or 'default branch'}"
-            sha = self._ask(what, lambda c: c.resolve(self.repo, self.ref))
-            if not _HEX.match(sha):
-                raise SourceUnavailable(f"{what}: GitHub answered {sha[:80]!r}, not a commit SHA")
-            self._sha = sha
-        return self._sha
-
-    @revision.setter
-    def revision(self, value: str) -> None:
-        self._sha, self._files = value, None
-
-    @property
-    def complete(self) -> bool:
-        """Whether the file list holds every file (GitHub did not truncate it)."""
-        self.files()
-        return self.client is None or (self.repo, self.revision) not in self.client.truncated
-
-    def files(self) -> dict[str, int]:
-        """path -> size of every file at the revision (one call, then kept)."""
-        if self._files is None:
-            sha = self.revision
-            entries = self._ask(f"list the files of {self.repo}@{sha[:12]}", lambda c: c.tree(self.repo, sha))
-            self._files = {p: s for p, s in entries if clean_path(p) == p}
-            if not self.complete:  # (self._files is set: no recursion)
-                self.notes.append(f"{self.repo}@{sha[:12]}: GitHub truncated the file list; "
-                                  f"recipes missing from it are looked up one by one")
-        return self._files
-
-    def list(self, prefix: str) -> list[str]:
-        pre = prefix.strip("/")
-        return sorted(p for p in self.files() if not pre or p.startswith(pre + "/"))
-
-    def get(self, path: str) -> str | None:
-        p = clean_path(path)
-        if p is None:
-            return None
-        files = self.files()
-        if (p not in files and self.complete) or files.get(p, 0) > MAX_FILE_BYTES:
-            return None
-        sha = self.revision
-        data = self._ask(f"read {self.repo}@{sha[:12]}:{p}", lambda c: c.blob(self.repo, sha, p, MAX_FILE_BYTES))
-        return None if data is None else data.decode("utf-8", "replace")
-
-
 # ------------------------------------------------------------------ the persistent cache
 
 
@@ -263,7 +154,7 @@ class CachedSource:
         ref, folder = getattr(inner, "ref", None), getattr(inner, "folder", "")
         self.ref: str | None = ref if isinstance(ref, str) else None
         self.folder: str = folder if isinstance(folder, str) else ""
-        self._sha: str | None = self.ref if self.ref is not None and _HEX.match(self.ref) else None
+        self._sha: str | None = self.ref if self.ref is not None and HEX.match(self.ref) else None
         self._tree: tuple[frozenset[str], bool] | None = None
         self.notes: list[str] = []
 
@@ -273,7 +164,7 @@ class CachedSource:
     def _cached_sha(self) -> str | None:
         got = _load(self._ref_key(), 1024)
         sha = got.get("sha") if got is not None else None
-        return sha if isinstance(sha, str) and _HEX.match(sha) else None
+        return sha if isinstance(sha, str) and HEX.match(sha) else None
 
     @property
     def revision(self) -> str:
@@ -305,8 +196,11 @@ class CachedSource:
         self._pin(value)
 
     def _pin(self, sha: str) -> None:
-        if isinstance(self.inner, GitHubSource | LocalSource):
-            self.inner.revision = sha
+        """Read ``inner`` at ``sha`` from now on (a source whose revision cannot be set reads its own)."""
+        try:
+            setattr(self.inner, "revision", sha)  # noqa: B010 - Source's protocol declares it read-only
+        except AttributeError:
+            pass
 
     def _files(self, required: bool) -> tuple[frozenset[str], bool] | None:
         """(paths, complete) at the revision: cached, else listed by ``inner`` and cached. None
@@ -363,48 +257,3 @@ class CachedSource:
         text = self.inner.get(p)
         _store(k, {"text": text} if text is not None else {"missing": True})
         return text
-
-
-# ------------------------------------------------------------------ what a run reads
-
-
-def _client_from_env() -> ContentsPort:
-    from bot.github.adapter_contents import from_env
-
-    return from_env(os.environ)
-
-
-def open_sources(conf_recipes: RecipeSettings | None, dirs: Sequence[str], offline: bool,
-                 client_factory: Callable[[], ContentsPort] | None = None) -> tuple[list[Source], list[str]]:
-    """The sources of ``dirs`` (``--source``; none: ``github``), and one note per source that
-    cannot be reached. A directory is ``detect``ed (ValueError when it holds no collection: a
-    usage error, not a note); ``github`` is the repositories of ``conf_recipes`` (the
-    ``recipes:`` configuration; None: the defaults), cached, their revisions resolved here.
-    ``client_factory`` (None: ``bot.github.adapter_contents.from_env`` on the environment) is
-    called once, and only when GitHub is asked (never ``offline``)."""
-    if client_factory is None:
-        client_factory = _client_from_env
-    if conf_recipes is None:
-        from bot.config import RecipeSettings
-
-        conf_recipes = RecipeSettings()
-    sources: list[Source] = []
-    notes: list[str] = []
-    client: ContentsPort | None = None
-    for d in dirs or [GITHUB]:
-        if d != GITHUB:
-            sources.extend(detect(d))
-            continue
-        if not offline and client is None:
-            client = client_factory()
-        for kind in KINDS:
-            where = conf_recipes.of(kind)
-            src = CachedSource(GitHubSource(kind, where.repo, where.ref, client, where.path), offline=offline)
-            try:
-                _ = src.revision
-            except SourceUnavailable as exc:
-                notes.append(f"{TITLES[kind]} not compared: {exc.reason}")
-                continue
-            notes.extend(src.notes)
-            sources.append(src)
-    return sources, notes

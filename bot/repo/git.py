@@ -9,7 +9,7 @@ import subprocess
 from collections.abc import Iterable
 from functools import cached_property
 
-from bot.repo.tree import Tree, TreeError, too_large
+from bot.repo.tree import Tree, TreeError, WorkTree, too_large
 
 STAGED = "--cached"  # ``renames(repo, rev, STAGED)``: compare with the index
 
@@ -247,3 +247,10 @@ class GitTree(_BlobTree):
                 out[p] = (t or b"").decode("utf-8", "replace")
         self.__dict__["_sizes"] = sizes  # ls-tree -l told them: no batch-check needed
         return out
+
+
+def open_tree(path: str, rev: str | None = None) -> Tree:
+    """The work tree at ``path``, or its git revision ``rev`` (an empty ``rev`` is no revision)."""
+    if rev is not None:
+        return GitTree(path, rev)
+    return WorkTree(path)

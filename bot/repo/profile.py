@@ -1,6 +1,6 @@
 """How a benchmark repo is laid out and how an entry becomes a launcher's environment.
 
-The default profile describes the common layout of such repos (see the README); every field
+The default profile describes the common layout of such repos (see docs/configuration.md); every field
 can be overridden from ``.benchbot.yml`` (``profile:``). Nothing here names a repo.
 """
 

@@ -289,14 +289,6 @@ def _mb(size: int) -> str:
     return f"{mb:.0f} MB" if mb == int(mb) else f"{mb:.1f} MB"
 
 
-def open_tree(path: str, rev: str | None = None) -> Tree:
-    """The work tree at ``path``, or its git revision ``rev`` (an empty ``rev`` is no revision)."""
-    if rev is not None:
-        from bot.repo.git import GitTree
-
-        return GitTree(path, rev)
-    return WorkTree(path)
-
 
 ROOT_MARKERS = (".benchbot.yml", ".benchbot.yaml", ".git")
 

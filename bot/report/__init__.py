@@ -10,14 +10,11 @@ import inspect
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING
 
 from bot.findings import Finding, Severity
-
-if TYPE_CHECKING:
-    from bot.repo.jobs import Coverage
+from bot.findings import Stats as Stats  # re-exported: the figures of a lint, rendered here
+from bot.findings import plural as plural
 
 # The text of a repo-relative path, or None when it is not a (readable) file.
 Source = Callable[[str], str | None]
@@ -43,19 +40,6 @@ def _escape(m: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
-@dataclass(frozen=True)
-class Stats:
-    files: int
-    entries: int
-    launchers: int
-    scripts: int
-    seconds: float
-    # how far the analysis got (entries analysed, handed to external tools, unknown; recipes)
-    coverage: Coverage | None = None
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def count_text(findings: Iterable[Finding]) -> str:
@@ -226,7 +210,7 @@ def rule_page(module: ModuleType) -> str:
     ]
     for name, body in rule_sections(module).items():
         parts.append(f"## {name.rstrip(':')}\n\n{_markdown_body(body)}")
-    parts.append("[All rules](../../README.md#rules)")
+    parts.append("[All rules](../rules.md)")
     return "\n\n".join(parts) + "\n"
 
 

@@ -46,9 +46,9 @@ from bot.rules import (
 )
 
 if TYPE_CHECKING:
-    from bot.config import Config
     from bot.findings import Finding
     from bot.repo.facts import Facts
+    from bot.settings import Config
     from bot.suppress import Suppression
 
 RULES: dict[str, ModuleType] = {
@@ -108,7 +108,7 @@ def run(facts: Facts, conf: Config, honoured: Callable[[Suppression], bool] | No
     out, used = suppress(raw, sups)
     if conf.enabled(unused_suppression.ID):
         texts = {p: facts.tree.text(p) or "" for p in sups}
-        out.extend(f for f in unused_suppression.check_unused(sups, used, texts, conf)
+        out.extend(f for f in unused_suppression.check_unused(sups, used, texts, conf, resolve_rule, RULES)
                    if not conf.ignored_at(f.rule, f.path))
     out = [dataclasses.replace(f, severity=conf.severity[f.rule]) if f.rule in conf.severity else f for f in out]
     out = fold(out)

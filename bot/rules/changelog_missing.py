@@ -77,15 +77,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from bot.config import Config
 from bot.findings import Edit, Finding, Fix, Related, Severity
-from bot.github.bench import changed_entries
 from bot.repo import changelog as cl
+from bot.repo.changed import changed_entries
 from bot.repo.configs import Entry
 from bot.repo.facts import Facts
 from bot.repo.profile import Profile
 from bot.repo.tree import Tree
 from bot.rules._variants import entries_text
+from bot.settings import Config
 from bot.shell import same
 from bot.shell.values import known
 

@@ -43,11 +43,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
 from bot.repo.schema import Violation, validate
 from bot.repo.yamlfile import Mark, YList, YMap
+from bot.settings import Config
 
 ID = "config-schema"
 CODE = "BB003"

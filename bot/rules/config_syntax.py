@@ -54,11 +54,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
 from bot.repo.recover import Broken
 from bot.rules._entries import entries_of
+from bot.settings import Config
 
 ID = "config-syntax"
 CODE = "BB002"

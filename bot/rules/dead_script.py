@@ -36,10 +36,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
 from bot.rules._variants import entries_text, misses
+from bot.settings import Config
 from bot.shell.values import known, leading, to_regex
 
 ID = "dead-script"

@@ -42,9 +42,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.config import Config
 from bot.findings import Finding, Severity
 from bot.repo.facts import Facts
+from bot.settings import Config
 from bot.shell.budget import BudgetHit
 from bot.shell.values import Unk
 

@@ -103,10 +103,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
 from bot.rules import _envpaths
+from bot.settings import Config
 
 ID = "env-not-passed"
 CODE = "BB112"

@@ -41,13 +41,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
 from bot.rules import dead_script, missing_script
 from bot.rules._disagree import disagreements
 from bot.rules._fixes import propose_fix
 from bot.rules._variants import Miss, entries_text, misses
+from bot.settings import Config
 
 ID = "ignored-variant"
 CODE = "BB103"

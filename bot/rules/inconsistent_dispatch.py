@@ -48,13 +48,13 @@ import posixpath
 import re
 from collections.abc import Iterator
 
-from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
 from bot.rules import missing_script
 from bot.rules._disagree import Disagreement, disagreements, nodes_of
 from bot.rules._fixes import propose_fix
 from bot.rules._variants import entries_text
+from bot.settings import Config
 
 ID = "inconsistent-dispatch"
 CODE = "BB113"

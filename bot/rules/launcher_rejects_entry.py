@@ -35,11 +35,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
 from bot.rules import _envpaths
 from bot.rules._variants import entries_text
+from bot.settings import Config
 
 ID = "launcher-rejects-entry"
 CODE = "BB107"

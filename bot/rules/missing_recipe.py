@@ -92,11 +92,11 @@ import posixpath
 import re
 from collections.abc import Iterator
 
-from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
 from bot.repo.jobs import Job, RecipeRef
 from bot.rules._variants import closest
+from bot.settings import Config
 
 ID = "missing-recipe"
 CODE = "BB109"

@@ -42,12 +42,12 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 
-from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
 from bot.rules import dead_script
 from bot.rules._disagree import covered
 from bot.rules._variants import closest
+from bot.settings import Config
 from bot.shell.values import describe, known, leading, to_regex, trailing
 
 ID = "missing-script"

@@ -29,10 +29,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.config import Config
 from bot.findings import Finding, Severity
 from bot.repo.facts import Facts
 from bot.rules._variants import entries_text
+from bot.settings import Config
 
 ID = "no-launcher"
 CODE = "BB105"

@@ -63,11 +63,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
 from bot.repo.wfcalls import LauncherCall
 from bot.repo.wfenv import RUNNER_SET
+from bot.settings import Config
 from bot.shell.values import known
 
 ID = "profile-overridden"

@@ -87,13 +87,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.configs import Entry
 from bot.repo.facts import Facts
 from bot.repo.jobs import RecipeRef
 from bot.repo.recipefile import Container
 from bot.rules._variants import entries_text
+from bot.settings import Config
 
 ID = "recipe-image-mismatch"
 CODE = "BB110"

@@ -95,13 +95,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.recipes.attach import attached
 from bot.recipes.compare import Comparison, comparisons
 from bot.recipes.model import Difference
 from bot.repo.facts import Facts
 from bot.serve.gather import engine_of
+from bot.settings import Config
 
 ID = "recipe-mismatch"
 CODE = "BB301"

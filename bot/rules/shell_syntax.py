@@ -27,10 +27,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.config import Config
 from bot.findings import Finding, Severity
 from bot.repo.facts import Facts
 from bot.rules._entries import entries_of
+from bot.settings import Config
 from bot.shell.nesting import is_too_deep
 
 ID = "shell-syntax"

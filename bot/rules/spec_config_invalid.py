@@ -62,13 +62,13 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
 from bot.rules import _spec
 from bot.serve import specdata
 from bot.serve.model import MARK, Command
 from bot.serve.specview import Site
+from bot.settings import Config
 
 ID = "spec-config-invalid"
 CODE = "BB203"

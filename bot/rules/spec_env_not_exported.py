@@ -118,13 +118,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
 from bot.rules import _spec
 from bot.serve.model import Command
 from bot.serve.specenv import SpecVar, spec_var, text_of, version_of
 from bot.serve.specview import Site
+from bot.settings import Config
 
 ID = "spec-env-not-exported"
 CODE = "BB205"

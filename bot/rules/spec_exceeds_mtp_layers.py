@@ -51,7 +51,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.configs import Point
 from bot.repo.facts import Facts
@@ -60,6 +59,7 @@ from bot.rules.spec_config_invalid import value_line, yaml_line
 from bot.serve import specdata
 from bot.serve.model import MARK, Command
 from bot.serve.specview import Site
+from bot.settings import Config
 
 ID = "spec-exceeds-mtp-layers"
 CODE = "BB204"

@@ -47,12 +47,12 @@ import posixpath
 import re
 from collections.abc import Iterator
 
-from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
 from bot.rules import _spec
 from bot.serve import specswitch
 from bot.serve.specview import Site, eval_site
+from bot.settings import Config
 
 ID = "spec-not-enabled"
 CODE = "BB201"

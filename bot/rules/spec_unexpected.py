@@ -36,12 +36,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
 from bot.rules import _spec
 from bot.serve.model import Command
 from bot.serve.specview import Site
+from bot.settings import Config
 
 ID = "spec-unexpected"
 CODE = "BB202"

@@ -46,7 +46,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.config import Config
 from bot.findings import Edit, Finding, Fix, Related, Severity
 from bot.repo.configs import Entry
 from bot.repo.facts import Facts
@@ -54,6 +53,7 @@ from bot.repo.labels import bare, launcher_candidates, missing_hardware, needs_h
 from bot.rules import unreachable_launcher
 from bot.rules._edits import replace_scalars
 from bot.rules._variants import closest, entries_text
+from bot.settings import Config
 
 ID = "unknown-runner-label"
 CODE = "BB104"

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.config import Config
 from bot.findings import Finding, Severity
 from bot.repo.facts import Facts
+from bot.settings import Config
 
 ID = "unreachable-launcher"
 CODE = "BB106"

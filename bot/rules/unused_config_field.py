@@ -54,7 +54,6 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Any
 
-from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.repo import ghexpr as gx
 from bot.repo.configs import Point
@@ -63,6 +62,7 @@ from bot.repo.points import point_key
 from bot.repo.wfcalls import LauncherCall
 from bot.repo.yamlfile import YMap
 from bot.serve import parallel
+from bot.settings import Config
 from bot.shell.values import known
 
 ID = "unused-config-field"

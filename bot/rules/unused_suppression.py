@@ -26,10 +26,11 @@ Fix:
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 
-from bot.config import Config
+from bot.external.names import is_external
 from bot.findings import Edit, Finding, Fix, Severity
+from bot.settings import Config
 from bot.suppress import Suppression, without_rules
 
 ID = "unused-suppression"
@@ -39,10 +40,10 @@ SUMMARY = "a suppression comment that suppresses nothing"
 
 
 def check_unused(suppressions: Mapping[str, list[Suppression]], used: set[tuple[Suppression, str]],
-                 texts: Mapping[str, str], conf: Config) -> Iterator[Finding]:
-    """Findings for the (suppression, rule) pairs that were never used."""
-    from bot.external.names import is_external
-    from bot.rules import RULES, resolve_rule
+                 texts: Mapping[str, str], conf: Config, resolve_rule: Callable[[str], str | None],
+                 known: Collection[str]) -> Iterator[Finding]:
+    """Findings for the (suppression, rule) pairs that were never used. The registry comes as
+    data: ``resolve_rule`` (an id or code to a rule id) and the ``known`` rule ids."""
 
     for path, items in suppressions.items():
         for s in items:
@@ -50,7 +51,7 @@ def check_unused(suppressions: Mapping[str, list[Suppression]], used: set[tuple[
             for name in s.rules:
                 rid = resolve_rule(name)
                 if rid is None:
-                    hint = difflib.get_close_matches(name, list(RULES), n=1)
+                    hint = difflib.get_close_matches(name, list(known), n=1)
                     stale.append((name, f"{name!r} is not a benchbot rule"
                                   + (f" (did you mean {hint[0]!r}?)" if hint else "")))
                 elif not conf.enabled(rid) or conf.ignored_at(rid, path) or rid == ID or is_external(rid):

@@ -35,7 +35,7 @@ def test_the_seed_pr_summary_draws_the_chains_it_adds(seed_pr: PR, tmp_path: Pat
     assert all(r["parsed"] is True and r.get("renderError") is None for r in results)
     assert PLAIN in str(results[0]["text"]) and "_mtp.sh" not in str(results[0]["text"])  # what the bug runs
     assert ("The dispatch map of this head (every entry's chain, with the findings on it) is the artifact "
-            f"`benchbot-map` of [this run](") in summary
+            "`benchbot-map` of [this run](") in summary
     assert re.search(rf"\(https?://[^)\s]+/{REPO}/actions/runs/4242\)\.", summary)
 
 

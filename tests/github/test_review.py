@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.findings import Finding, Fix, Related, Severity, file_diff
-from bot.github import review
+from bot.github import plans, review
 from bot.github.diff import changes, parse_patch
 from bot.github.port import ChangedFile, Comment, ReviewComment
 from bot.report import Stats
@@ -64,10 +64,10 @@ def test_suggestion_from_a_one_block_fix_inside_the_diff() -> None:
     assert review.suggestion(_finding("x.sh", 1, fix=two), "x.sh", frozenset(range(1, 6))) is None
 
 
-def _ctx(**kw: object) -> review.Context:
+def _ctx(**kw: object) -> plans.Context:
     base = dict(head_sha="h" * 40, base_sha="b" * 40, base_ref="main", bot_login=BOT, stats=STATS)
     base.update(kw)
-    return review.Context(**base)  # type: ignore[arg-type]
+    return plans.Context(**base)  # type: ignore[arg-type]
 
 
 def test_plan_is_idempotent_and_resolves_fixed_findings() -> None:

@@ -25,7 +25,7 @@ import yaml  # noqa: E402
 from bot.config import load_config  # noqa: E402
 from bot.lint import lint  # noqa: E402
 from bot.repo import evalcache, parsed  # noqa: E402
-from bot.repo.tree import open_tree  # noqa: E402
+from bot.repo.git import open_tree  # noqa: E402
 from bot.shell import options, wordops  # noqa: E402
 from bot.shell.parse import _parser  # noqa: E402
 

@@ -24,7 +24,7 @@ from bot.config import load_config  # noqa: E402
 from bot.lint import lint  # noqa: E402
 from bot.repo import evalcache, parsed  # noqa: E402
 from bot.repo.facts import gather  # noqa: E402
-from bot.repo.tree import open_tree  # noqa: E402
+from bot.repo.git import open_tree  # noqa: E402
 from bot.report.serve import to_json  # noqa: E402
 from bot.serve.gather import gather as gather_serve  # noqa: E402
 from bot.serve.gather import sinks  # noqa: E402

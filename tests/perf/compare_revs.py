@@ -39,7 +39,10 @@ import resource, sys, time
 sys.path.insert(0, '.')
 from bot.config import load_config
 from bot.lint import lint
-from bot.repo.tree import open_tree
+try:  # where this checkout keeps it (an older benchbot: bot.repo.tree)
+    from bot.repo.git import open_tree
+except ImportError:
+    from bot.repo.tree import open_tree
 tree = open_tree(sys.argv[1], sys.argv[2] or None)
 conf = load_config(tree)
 w, c = time.perf_counter(), time.process_time()

@@ -11,8 +11,8 @@ import pytest
 from bot.config import load_config
 from bot.recipes import compare
 from bot.recipes.compare import comparisons, hardware_of, query_of
-from bot.recipes.model import Query
-from bot.recipes.sources import LocalSource, SourceUnavailable
+from bot.recipes.model import Query, SourceUnavailable
+from bot.recipes.sources import LocalSource
 from bot.repo.facts import Facts, gather
 from bot.repo.tree import WorkTree
 from tests.conftest import FIXTURES

@@ -14,15 +14,9 @@ from fakegithub.contents import add_files, rate_limit, truncate
 from bot import cache
 from bot.config import ConfigError, RecipeSettings, RepoRef, load_config
 from bot.github.adapter_contents import ContentsClient, from_env
-from bot.recipes.sources import (
-    CACHE_KIND,
-    CachedSource,
-    GitHubSource,
-    LocalSource,
-    SourceUnavailable,
-    detect,
-    open_sources,
-)
+from bot.github.recipe_sources import GitHubSource, open_sources
+from bot.recipes.model import SourceUnavailable
+from bot.recipes.sources import CACHE_KIND, CachedSource, LocalSource, detect
 from bot.repo.tree import WorkTree
 from tests.conftest import git
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from bot import cache
 from bot.external import actionlint, zizmor
-from bot.external.names import covers
+from bot.external.names import covers, resolve
 from bot.external.places import ACTIONLINT_CONFIG, Workspace, all_files, checkable, is_workflow, texts_of
 from bot.external.tools import Ran, locate, run_all, version
 from bot.findings import Finding
@@ -34,7 +34,7 @@ from bot.suppress import Suppression
 from bot.suppress import parse as parse_suppressions
 
 if TYPE_CHECKING:
-    from bot.config import Config
+    from bot.settings import Config
 
 INSTALL = "pip install 'benchbot[workflows]'"
 _ZIZMOR_IGNORE = re.compile(r"#\s*zizmor:\s*ignore\[(?P<rules>[^\]\n]*)\]")
@@ -171,8 +171,6 @@ def _numbered(raw: list[tuple[Finding, int]]) -> list[tuple[Finding, int]]:
 
 def _gate(raw: list[tuple[Finding, int]], sups: Mapping[str, list[Suppression]], conf: Config,
           honoured: Callable[[Suppression], bool] | None) -> list[Finding]:
-    from bot.rules import resolve_rule
-
     out: list[Finding] = []
     for f, end in raw:
         if not conf.enabled(f.rule) or conf.ignored_at(f.rule, f.path):
@@ -181,7 +179,7 @@ def _gate(raw: list[tuple[Finding, int]], sups: Mapping[str, list[Suppression]],
         for s in sups.get(f.path, ()):
             zizmor_comment = _ZIZMOR_IGNORE.match(s.text, s.column - 1) is not None
             inside = f.line <= s.covers <= max(end, f.line) if zizmor_comment else s.covers in (0, f.line)
-            if inside and any(covers(resolve_rule(n) or "", f.rule) for n in s.rules) \
+            if inside and any(covers(resolve(n) or "", f.rule) for n in s.rules) \
                     and (honoured is None or honoured(s)):
                 hit = True
                 break
