@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot import cache
 from bot.cachejson import Refused, array, boolean, integer, obj, string
+from bot.repo import parsed
 from bot.shell import ir, state
 from bot.shell.budget import BudgetHit
 from bot.shell.options import FileSystem, PathResult, Result
@@ -67,7 +68,8 @@ class Recorder(FileSystem):
         return v
 
     def script(self, path: str) -> ir.Script | None:
-        self.asked.setdefault(("s", path), self.digest(path))
+        if ("s", path) not in self.asked:
+            self.asked["s", path] = self.digest(path)
         return self.inner.script(path)
 
     def follow(self, inner: Callable[[str], bool]) -> Callable[[str], bool]:
@@ -76,6 +78,17 @@ class Recorder(FileSystem):
             self.asked.setdefault(("w", path), v)
             return v
         return asked
+
+
+def digest(facts: Facts, path: str) -> str | None:
+    """``Facts.digest``: the SHA-1 of the real path and the bytes ``facts.script(path)`` would
+    parse (None: not readable); once per path and lint (the tree does not change under one)."""
+    done: dict[str, str | None] = facts.memo.setdefault("digests", {})
+    if path not in done:
+        real = facts.tree.resolve(path)
+        data = parsed.read(facts, real) if real is not None else None
+        done[path] = None if real is None or data is None else hashlib.sha1(real.encode() + b"\0" + data).hexdigest()
+    return done[path]
 
 
 def answers_hold(asked: list[list[Any]], fs: FileSystem, follow: Callable[[str], bool] | None,
@@ -168,11 +181,18 @@ def _fields_checker(cls: type) -> Callable[[list[Any]], bool]:
 _CHECKS: dict[type, Callable[[list[Any]], bool]] = {c: _fields_checker(c) for c in _CLASSES.values()}
 
 
+_SCALARS = frozenset({str, int, bool, float, type(None)})
+# per class: its name and its field values as a tuple (one C call)
+_GETTERS: dict[type, tuple[str, Callable[[Any], Any]]] = {
+    c: (c.__name__, operator.attrgetter(*f) if len(f) > 1 else (lambda o, n=f[0]: (getattr(o, n),)))  # type: ignore[misc]
+    for c, f in _FIELDS.items()}
+
+
 def _enc(obj: Any, memo: dict[int, Any]) -> Any:
     """The JSON form of a result's value; ``memo`` (by id, the objects stay alive meanwhile)
     encodes an event or value that many paths share once."""
     t = type(obj)
-    if t is str or t is int or t is bool or t is float or obj is None:
+    if t in _SCALARS:
         return obj
     i = id(obj)
     done = memo.get(i)
@@ -186,8 +206,9 @@ def _enc(obj: Any, memo: dict[int, Any]) -> Any:
         out = [_enc(x, memo) for x in obj]
     elif t is frozenset:
         out = {"F": sorted(_enc(x, memo) for x in obj)}
-    elif t in _FIELDS:
-        out = {"C": t.__name__, "v": [_enc(getattr(obj, n), memo) for n in _FIELDS[t]]}
+    elif t in _GETTERS:
+        name, values = _GETTERS[t]
+        out = {"C": name, "v": [x if type(x) in _SCALARS else _enc(x, memo) for x in values(obj)]}
     else:
         raise TypeError(f"cannot keep a {t.__name__} in the evaluation cache")
     memo[i] = out
@@ -358,7 +379,7 @@ def slot(facts: Facts, launcher: str, real: str, persist: bool, mode: str = "") 
         return None, None
     keys: dict[tuple[str, str, str], str | None] = facts.memo.setdefault("evalcache-slots", {})
     if (launcher, real, mode) not in keys:
-        text = facts.tree.read(real)
+        text = parsed.read(facts, real)
         options = facts.memo.get("evalcache-options")
         if options is None:
             options = facts.memo["evalcache-options"] = cache.key(repr(facts.profile))

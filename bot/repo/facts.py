@@ -13,7 +13,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, lru_cache, partial
 from typing import Any
 
 from bot import gctune
@@ -143,7 +143,7 @@ class Facts:
                 self._scripts_cache[key] = self.parser(real, self._overrides[real])
             return self._scripts_cache[key]
         if real not in self._scripts_cache:
-            data = self.tree.read(real)
+            data = _parsed.read(self, real)
             self._scripts_cache[real] = _parsed.parse(self.parser, real, data) if data is not None else None
         return self._scripts_cache[real]
 
@@ -171,7 +171,7 @@ class Facts:
                                                   + (self.profile.workspace.rstrip("/") + "/",))),
             parse=self.parser,
             follow=lambda p: p not in scripts and p.endswith(".sh") and self.tree.is_file(p),
-            unknown_names=lambda name: is_unknown_env(self.profile, name),
+            unknown_names=self._unknown_name,
             observe=frozenset(self.profile.external_tools) | _jobs.COPIES,
             limits=Limits(self.profile.max_steps, self.profile.max_seconds, self.profile.max_value_bytes),
             sinks=self.sinks,
@@ -182,6 +182,11 @@ class Facts:
             handoffs=True,
             env_checks=frozenset(self.profile.env_checks),
         )
+
+    @cached_property
+    def _unknown_name(self) -> Callable[[str], bool]:
+        """``is_unknown_env`` of the profile, once per name (every evaluation asks it again)."""
+        return lru_cache(maxsize=None)(partial(is_unknown_env, self.profile))
 
     @cached_property
     def _all_scripts(self) -> frozenset[str]:
@@ -248,11 +253,7 @@ class Facts:
 
     def digest(self, path: str) -> str | None:
         """What ``script(path)`` would parse, as a hash (the evaluation cache compares it)."""
-        real = self.tree.resolve(path)
-        data = self.tree.read(real) if real is not None else None
-        if real is None or data is None:
-            return None
-        return hashlib.sha1(real.encode() + b"\0" + data).hexdigest()
+        return evalcache.digest(self, path)
 
     def env_for(self, entry: Entry, point: Point, node: str, label: str) -> dict[str, Val]:
         """The env the launcher starts with (:mod:`bot.repo.launchenv`)."""
@@ -329,7 +330,7 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
     facts.workflows = _parsed.shared(wf_key, lambda: _workflows.gather(texts, profile.launcher),
                                      sum(map(len, texts.values())))
     commented = config_paths + facts.shell_files() + ([facts.runners.path] if facts.runners.path else [])
-    facts.suppressions = parse_suppressions((p, tree.text(p) or "") for p in dict.fromkeys(commented))
+    facts.suppressions = parse_suppressions((p, _parsed.text(facts, p) or "") for p in dict.fromkeys(commented))
     gctune.settle()  # the loaded YAML stays to the end
     t1 = time.perf_counter()
     if not evaluate:
@@ -337,7 +338,7 @@ def gather(tree: Tree, profile: Profile, parser: Parser = ts_parse,
         return facts
     for path in facts.shell_files():
         real = tree.resolve(path)
-        data = tree.read(path) if real is not None else None
+        data = _parsed.read(facts, path) if real is not None else None
         if real is not None and data is not None and real not in facts.syntax:
             errors = _parsed.syntax_errors(syntax_errors, data)
             verdict = _parsed.bash_accepts(data) if errors else False

@@ -98,6 +98,21 @@ def _stored_check(check: Callable[[bytes], tuple[ir.ParseError, ...]], data: byt
     return errors
 
 
+def read(facts: Facts, path: str) -> bytes | None:
+    """``facts.tree.read(path)``, once per path and lint (the tree does not change under one:
+    gather, the evaluations, the reference scan and the rules read the same files)."""
+    done: dict[str, bytes | None] = facts.memo.setdefault("read", {})
+    if path not in done:
+        done[path] = facts.tree.read(path)
+    return done[path]
+
+
+def text(facts: Facts, path: str) -> str | None:
+    """``facts.tree.text(path)`` from ``read``."""
+    data = read(facts, path)
+    return data.decode("utf-8", "replace") if data is not None else None
+
+
 def needs(facts: Facts, path: str) -> list[Need]:
     """``bot.shell.needs`` of the script at ``path``, kept in the persistent cache by its text
     (a warm lint need not parse the benchmark scripts env-not-passed reads)."""
@@ -105,7 +120,7 @@ def needs(facts: Facts, path: str) -> list[Need]:
     if path in memo:
         return memo[path]
     real = facts.tree.resolve(path)
-    data = facts.tree.read(real) if real is not None else None
+    data = read(facts, real) if real is not None else None
     checks = frozenset(facts.profile.env_checks)
     if real is None or data is None:
         memo[path] = []

@@ -8,7 +8,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Any
 
-from bot.repo import evalcache
+from bot.repo import evalcache, parsed
 from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Sourced
 from bot.shell.options import Options, Result
 from bot.shell.values import known, leading, re2_compile, to_regex
@@ -45,7 +45,7 @@ def scan_references(facts: Facts, fs: FileSystem) -> None:
     if prefetch is not None:  # a git revision: every blob in one ``cat-file --batch``
         prefetch(scanned)
     for path in scanned:
-        text = facts.tree.text(path) or ""
+        text = parsed.text(facts, path) or ""
         if len(text) > 2_000_000 or "\0" in text:
             continue
         is_shell = path in shell or path.endswith((".slurm", ".bash"))

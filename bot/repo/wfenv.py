@@ -141,6 +141,7 @@ class _Lookup:
         self.call, self.profile, self.entry, self.point = call, profile, entry, point
         self.node, self.label, self.wf = node, label, wf
         self.fields = {} if fields is None else fields
+        self._py: dict[tuple[str, ...], object] = {}  # ``py`` of each reference, for this render
 
     def value(self, t: gx.Template) -> Val:
         out: list[Any] = []
@@ -196,14 +197,16 @@ class _Lookup:
     def field(self, ref: tuple[str, ...]) -> object:
         """A generated entry field (``matrix.config.tp``) as a Val (None when the generator
         leaves it out), or _NOT_FIELD."""
-        m = self.call.matrix
-        if self.call.entries != "generated" or not m or ref[: len(m)] != m or len(ref) == len(m):
+        static = self.fields.get(("field", id(self.call), ref))  # what the call and profile say, once
+        if not isinstance(static, tuple) or static[0] is not self.call:
+            static = self.fields["field", id(self.call), ref] = (self.call, self._field_template(ref))
+        found: tuple[str, bool] | None = static[1]
+        if found is None:
             return _NOT_FIELD
         if self.entry is None or self.point is None:
             return unknown("${{ " + ".".join(ref) + " }}")
-        key = ".".join(ref[len(m):])
-        template = self.profile.matrix_fields.get(key, "{" + key + "}")
-        where = (self.node, self.label) if "{@node" in template or "{@label" in template else ()
+        template, by_node = found
+        where = (self.node, self.label) if by_node else ()
         memo = (template, id(self.entry), id(self.point), where)
         if memo in self.fields:
             v = self.fields[memo]
@@ -215,8 +218,26 @@ class _Lookup:
             return None
         return v
 
+    def _field_template(self, ref: tuple[str, ...]) -> tuple[str, bool] | None:
+        """The profile's template of a generated entry field, and whether it names the node or
+        the label (None: ``ref`` is no such field of the call)."""
+        m = self.call.matrix
+        if self.call.entries != "generated" or not m or ref[: len(m)] != m or len(ref) == len(m):
+            return None
+        key = ".".join(ref[len(m):])
+        template = self.profile.matrix_fields.get(key, "{" + key + "}")
+        return template, "{@node" in template or "{@label" in template
+
     def py(self, ref: tuple[str, ...]) -> object:
-        """A reference as a GitHub value (for operators and functions)."""
+        """A reference as a GitHub value (for operators and functions); once per reference and
+        render (``evaluate`` asks each again for every answer it kept)."""
+        done = self._py
+        if ref in done:
+            return done[ref]
+        v = done[ref] = self._py_of(ref)
+        return v
+
+    def _py_of(self, ref: tuple[str, ...]) -> object:
         if ref == ("runner", "name"):
             return self.node
         got = self.field(ref)

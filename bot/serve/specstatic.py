@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from bot import cache
 from bot.cachejson import array, boolean, integer, string
+from bot.repo import parsed as _parsed
 from bot.repo.facts import Facts
 from bot.serve import specswitch
 
@@ -43,7 +44,7 @@ def _static(facts: Facts, script: str) -> Static:
     memo = facts.memo.setdefault("spec.static", {})
     if script in memo:
         return memo[script]  # type: ignore[no-any-return]
-    data = facts.tree.read(facts.tree.resolve(script) or script) or b""
+    data = _parsed.read(facts, facts.tree.resolve(script) or script) or b""
     k = cache.key("spec-static", script, data)
     stored = cache.get_json("spec-static", k)
     if stored is not None:

@@ -31,6 +31,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from bot.repo import parsed
 from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts, Run
 from bot.repo.points import point_key
@@ -124,7 +125,7 @@ def _sites(facts: Facts) -> list[Site]:
 
 def _hinted(facts: Facts, script: str, memo: dict[str, bool]) -> bool:
     if script not in memo:
-        memo[script] = specswitch.mentions_spec(facts.tree.text(script) or "")
+        memo[script] = specswitch.mentions_spec(parsed.text(facts, script) or "")
     return memo[script]
 
 
@@ -145,10 +146,13 @@ def _run_sites(facts: Facts, run: Run, group: list[Point]) -> list[Site]:
     return out
 
 
-def _launcher_env(facts: Facts, entry: Entry, point: Point, run: Run) -> dict[str, Val]:
+def _launcher_env(facts: Facts, entry: Entry, point: Point, run: Run,
+                  names: tuple[str, ...] | None = None) -> dict[str, Val]:
     """The env the launcher starts with for ``point``, in the run ``serve`` models (the
-    benchmark run: ``EVAL_ONLY=false``, as bot.serve.gather.SERVE_ENV)."""
-    env = facts.env_for(entry, point, run.node, run.label)
+    benchmark run: ``EVAL_ONLY=false``, as bot.serve.gather.SERVE_ENV); only ``names`` of it
+    when given."""
+    env = facts.env_for(entry, point, run.node, run.label) if names is None else \
+        facts.envs.env_some(entry, point, run.node, run.label, names)
     env.update({k: lit(v) for k, v in SERVE_ENV.items() if k in env})
     return env
 
@@ -160,7 +164,7 @@ def _per_point(facts: Facts, run: Run, script: str, group: list[Point]) -> tuple
     if not switched:
         return ()
     conc_var = facts.profile.conc_var
-    envs = [facts.env_for(run.entry, p, run.node, run.label) for p in group]
+    envs = [facts.envs.env_some(run.entry, p, run.node, run.label, switched) for p in group]
     out = [n for n in switched if n != "EVAL_ONLY" and len({render(e.get(n, lit("")), MARK) for e in envs}) > 1]
     if conc_var in switched and any(len(concurrencies(p)) > 1 for p in group):
         out.append(conc_var)
@@ -180,12 +184,12 @@ def _point_sites(facts: Facts, run: Run, script: str, group: list[Point], switch
     by_values: dict[tuple[object, ...], tuple[Point, str | None, dict[str, Val], list[str], list[Point]]] = {}
     for point in group:
         values_of: list[str | None] = list(concurrencies(point)) if conc_var in switched else [None]
+        some = _launcher_env(facts, run.entry, point, run, switched)  # what the classes read
         for conc in values_of or [None]:
-            env = _launcher_env(facts, run.entry, point, run)
-            if conc is not None and conc_var in env:
-                env[conc_var] = lit(conc)
+            if conc is not None and conc_var in some:
+                some[conc_var] = lit(conc)
             # values that take the same branches of every switch (``$CONC -le 8``) share a site
-            values = tuple(_class(render(env.get(n, lit("")), MARK), cuts[n]) for n in switched)
+            values = tuple(_class(render(some.get(n, lit("")), MARK), cuts[n]) for n in switched)
             if values in by_values:
                 if point not in by_values[values][4]:
                     by_values[values][4].append(point)
@@ -194,6 +198,9 @@ def _point_sites(facts: Facts, run: Run, script: str, group: list[Point], switch
                 continue
             if len(by_values) >= MAX_POINT_SITES:
                 break
+            env = _launcher_env(facts, run.entry, point, run)
+            if conc is not None and conc_var in env:
+                env[conc_var] = lit(conc)
             by_values[values] = (point, conc, env, [conc] if conc is not None else [], [point])
     out: list[Site] = []
     for point, conc, env, concs, points in by_values.values():
@@ -270,7 +277,7 @@ def eval_site(facts: Facts, site: Site, always: bool = False) -> Site | None:
     key = (id(site), always)
     if key not in memo:
         memo[key] = None
-        text = facts.tree.text(site.script) or ""
+        text = parsed.text(facts, site.script) or ""
         wanted_run = (specswitch.reads(text, "EVAL_ONLY") if always
                       else specstatic.eval_may_disable(facts, site.script))
         if wanted_run:

@@ -73,16 +73,33 @@ class Assigns(Core):
         st.setvar(name, var)
 
     def _var_parts(self, word: ir.Word, st: State) -> tuple[tuple[str, str], ...]:
+        names = _param_names(word)
+        if not names:
+            return ()
         out: list[tuple[str, str]] = []
-        for p in word.parts:
-            if isinstance(p, ir.Param) and _NAME_RE.match(p.name):
-                var = st.vars.get(p.name)
-                if var is not None:
-                    k = known(var.value)
-                    if k is not None:
-                        out.append((p.name, k))
-                    out.extend(var.parts)
+        for name in names:
+            var = st.vars.get(name)
+            if var is not None:
+                k = known(var.value)
+                if k is not None:
+                    out.append((name, k))
+                out.extend(var.parts)
         return tuple(dict.fromkeys(out))
+
+
+_PARAM_NAMES: dict[int, tuple[ir.Word, tuple[str, ...]]] = {}
+
+
+def _param_names(word: ir.Word) -> tuple[str, ...]:
+    """The variable names of a word's top-level parameters, in order (once per word object)."""
+    hit = _PARAM_NAMES.get(id(word))
+    if hit is not None and hit[0] is word:
+        return hit[1]
+    names = tuple(p.name for p in word.parts if isinstance(p, ir.Param) and _NAME_RE.match(p.name))
+    if len(_PARAM_NAMES) > 200_000:
+        _PARAM_NAMES.clear()
+    _PARAM_NAMES[id(word)] = (word, names)
+    return names
 
 
 def _seg_join(old: tuple[tuple[int, int], ...] | None, old_value: Val, new: tuple[tuple[int, int], ...],

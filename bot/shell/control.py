@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from bot.shell import ir
 from bot.shell.core import Core
-from bot.shell.state import Exited, State, Var, join, join_live
+from bot.shell.state import Exited, State, Var, join, join_live, merge_events
 from bot.shell.values import (
     EMPTY,
     Val,
@@ -55,9 +55,7 @@ class Control(Core):
         results = self.block(body, [child])
         events = st.events
         for r in results:
-            for e in r.events:
-                if e not in events and not isinstance(e, Exited):
-                    events = events + (e,)
+            events = merge_events(events, r.events, Exited)
         st.events = events
         statuses = {r.status if r.flow != "exit" else None for r in results}
         st.status = statuses.pop() if len(statuses) == 1 else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from bot.shell import ir, slicing
@@ -17,6 +18,7 @@ from bot.shell.options import (
     Result,
 )
 from bot.shell.state import Loc, Served, State, Var, join
+from bot.shell.steps import SinkDone, Steps, input_var
 from bot.shell.values import (
     Pat,
     Val,
@@ -26,17 +28,14 @@ from bot.shell.values import (
     unknown,
 )
 from bot.shell.varmap import VarMap
-from bot.shell.wordops import (
-    _describe,
-    _redirects_stdout,
-)
+from bot.shell.wordops import _redirects_stdout
+
+__all__ = ["Core", "SinkDone"]
+
+_NO_DEPS: frozenset[str] = frozenset()
 
 
-class SinkDone(Exception):
-    """Enough steps after a server sink (``Options.after_sink_steps``): the evaluation ends."""
-
-
-class Core:
+class Core(Steps):
     """The evaluator's state, its budget and dependency bookkeeping, statements and assignments.
 
     The other parts (control flow, commands, sinks, expansion) are mixins on this class; the
@@ -71,7 +70,7 @@ class Core:
         self._loud = self.opt.observe | self.opt.env_checks | (
             {slicing.SERVING} if self.opt.sinks is not None else frozenset())
         self._skips = slicing.table(self._loud) if self.opt.slice and slicing.ENABLED and not self.opt.linear else None
-        self._read_by: dict[str, int] = {}  # per name: how many files entered read it
+        self._read_by: Counter[str] = Counter()  # per name: how many files entered read it
         self._file_deps: dict[Val, set[str]] = {}  # written file -> the names its writes read (serve)
         self._entered: set[int] = set()
         self._external_memo: dict[tuple[int, tuple[Val, ...]], tuple[str | None, tuple[str, int, str] | None]] = {}
@@ -88,6 +87,8 @@ class Core:
 
     def _pop(self) -> frozenset[str]:
         deps = self._frames.pop()
+        if not deps:
+            return _NO_DEPS
         if self._frames:
             self._frames[-1].update(deps)
         return frozenset(deps)
@@ -103,10 +104,8 @@ class Core:
     def run(self, script: ir.Script, env: Mapping[str, Val], argv0: str | None = None) -> Result:
         st = State()
         st.file = script.path
-        self._inputs = {}
-        for name, value in env.items():
-            self._inputs[name] = var = Var(value, True, None, (), frozenset((name,)))
-            st.setvar(name, var)
+        self._inputs = {name: input_var(name, value) for name, value in env.items()}
+        st.vars = VarMap.of(self._inputs.items())
         self._initial = st.vars.copy()
         st.setvar("0", Var(lit(argv0 or script.path), False, None))
         self.bound_hit = False
@@ -119,7 +118,7 @@ class Core:
         self._at = (script.path, None)
         self._sunk = []
         self._stop_at = None
-        self._read_by = {}
+        self._read_by = Counter()
         self._file_deps = {}
         self._entered = set()
         try:
@@ -148,38 +147,6 @@ class Core:
                                                    and self.opt.unknown_names(name))
         return hit
 
-    # ---------------------------------------------------------------- budget
-    def _where(self) -> tuple[str, int, str]:
-        path, stmt = self._at
-        if stmt is None:
-            return path, 0, ""
-        return path, stmt.pos.line, _describe(stmt)
-
-    def _tick(self, n: int = 1) -> None:
-        b = self.budget
-        b.steps += n
-        if b.steps >= b._next_check:
-            if self._stop_at is not None and b.steps >= self._stop_at:
-                raise SinkDone
-            path, line, detail = self._where()
-            b.step(path, line, detail, 0)
-
-    def _hit(self, what: str, st: State, detail: str = "") -> None:
-        path, line, here = self._where()
-        self.budget.hit(what, st.file or path, line, detail or here)
-
-    def _cap(self, value: Val, st: State) -> Val:
-        """A value over the byte limit becomes unknown (and is recorded)."""
-        limit = self.budget.limits.max_value
-        if len(value) == 1 and isinstance(value[0], str) and len(value[0]) <= limit:
-            return value
-        size = sum(len(p) for p in value if isinstance(p, str))
-        if size <= limit:
-            return value
-        what = self.budget.value_what()
-        self._hit(what, st)
-        return unknown(what)
-
     # ------------------------------------------------------------- statements
     def block(self, stmts: Iterable[ir.Stmt], states: list[State]) -> list[State]:
         for stmt in stmts:
@@ -206,10 +173,14 @@ class Core:
     def bound(self, states: list[State]) -> list[State]:
         if len(states) <= 1:
             return states
-        quick: dict[tuple[object, ...], State] = {}
-        for s in states:
-            quick.setdefault(s.quick_key(), s)
-        states = list(quick.values())
+        if len(states) == 2:  # two paths (an undecided condition): their keys compared, not hashed
+            if states[0].quick_key() == states[1].quick_key():
+                states = [states[0]]
+        else:
+            quick: dict[tuple[object, ...], State] = {}
+            for s in states:
+                quick.setdefault(s.quick_key(), s)
+            states = list(quick.values())
         if len(states) <= self.opt.max_paths:
             return states
         uniq: dict[tuple[object, ...], list[State]] = {}
@@ -248,11 +219,17 @@ class Core:
 
     def stmt(self, stmt: ir.Stmt, st: State) -> list[State]:
         self._at = (st.file, stmt)
-        self._tick()
+        b = self.budget
+        b.steps += 1  # ``_tick``, inline: once per statement
+        if b.steps >= b._next_check:
+            self._checkpoint()
         if self._skips is not None:
             hit = self._skips.get(id(stmt))
             if hit is not None and hit[0] is stmt and slicing.skip(self, hit[1], st):
                 return [st]
+        kind = type(stmt)
+        if kind is ir.Command:  # the common case (a node is of its class exactly)
+            return self.command(stmt, st)  # type: ignore[arg-type]
         if self.opt.linear and isinstance(stmt, (ir.If, ir.Case, ir.AndOr, ir.While)):
             return self._linear(stmt, st)
         if isinstance(stmt, ir.Command):

@@ -30,29 +30,39 @@ from bot.shell.values import (
 )
 from bot.shell.wordops import (
     _inert,
-    _redirects_stdout,
     _shift_lines,
-    _split_fields,
+    _split_by,
+    cmd_info,
 )
+
+# The names ``Execute._run`` handles itself, before env checks, functions and programs
+_BUILTINS = frozenset({
+    ":", "true", "false", "exit", "return", "break", "continue", *_PURE_OUTPUT, "dirname", "basename", "[", "test",
+    "unset", "shift", "cd", "source", ".", "eval", "set", "trap", "shopt", "ulimit", "umask", "wait", "sleep", "hash",
+    "alias", "read", "export", "local", "readonly", "declare", "typeset",
+})
 
 
 class Execute(Core):
     def command(self, cmd: ir.Command, st: State) -> list[State]:
-        if not cmd.words:
+        words = cmd.words
+        first, stdout, split, subst = cmd_info(cmd)
+        if not words:
             status: int | None = 0
-            for a in cmd.assigns:
+            for a, has_subst in zip(cmd.assigns, subst):
                 st.status = 0
-                self.assign(a, st, exported=st.vars[a.name].exported if a.name in st.vars else False)
-                if any(isinstance(p, ir.CmdSub) for p in (a.value.parts if a.value else ())):
+                old = st.vars.get(a.name)
+                self.assign(a, st, exported=old.exported if old is not None else False)
+                if has_subst:
                     status = st.status
             st.status = status
-            return [st] if st.flow is None or st.flow == "exit" else [st]
+            return [st]
         serving = self.opt.sinks is not None
         if serving and cmd.redirects and self.wrote(cmd, st):
             st.status = 0
             return [st]
-        if st.out is None and _inert(cmd) and cmd.words[0].literal() not in self.opt.observe \
-                and not (serving and cmd.words[0].literal() in ("python", "python3")):
+        if st.out is None and _inert(cmd) and first not in self.opt.observe \
+                and not (serving and first in ("python", "python3")):
             # An external utility that cannot run a script, change a variable or exit the
             # shell: its only effect here is an unknown exit status (and its reads).
             if st.nounset or self.opt.record_reads:
@@ -63,43 +73,45 @@ class Execute(Core):
         lines: list[int] = []
         if serving:
             argv, widx = [], []
-            for i, w in enumerate(cmd.words):
+            for i, w in enumerate(words):
                 fields, at = self.fields_of(w, st)
                 argv.extend(fields)
                 lines.extend(at)
                 widx.extend([i] * len(fields))
-        elif self.opt.record_reads and cmd.words[0].literal() in ("[", "test"):
-            argv = _reads.test_words(self, cmd.words, st)
+        elif self.opt.record_reads and first in ("[", "test"):
+            argv = _reads.test_words(self, words, st)
         else:
-            argv = [self.expand(w, st) for w in cmd.words]
+            argv = [self.expand(w, st) for w in words]
         # Kept for the commands whose words decide something (a dispatched script, a
         # sourced file, a test, a function to call): they call ``_significant``.
         self._cmd_deps = self._pop()
-        if cmd.words[0].literal() is None:
+        if first is None:
             self._control(self._cmd_deps)
         if st.flow is not None:
             return [st]
         if not serving:
-            argv, widx = _split_fields(argv, cmd.words)
+            argv, widx = _split_by(argv, split)
         self._lines = lines
         if not argv:
             st.status = 0
             return [st]
         name = known(argv[0])
         saved_out = st.out
-        if st.out is not None and _redirects_stdout(cmd.redirects):
-            st.out = None
+        if saved_out is None or not stdout:
+            return self._run(cmd, argv, name, st, widx)
+        st.out = None
         try:
             return self._run(cmd, argv, name, st, widx)
         finally:
-            if saved_out is not None and _redirects_stdout(cmd.redirects):
-                st.out = saved_out
+            st.out = saved_out
 
     def _run(self, cmd: ir.Command, argv: list[Val], name: str | None, st: State,
              widx: list[int]) -> list[State]:
         args = argv[1:]
         if name is None:
             return self.external(cmd, argv, st, widx)
+        if name not in _BUILTINS:  # a function or a program (most commands): none of the cases below
+            return self._call_or_external(cmd, argv, args, name, st, widx)
         if name in (":", "true"):
             st.status = 0
             return [st]
@@ -198,6 +210,10 @@ class Execute(Core):
                 elif _NAME_RE.match(k):
                     assigns.append(ir.Assign(k, None, cmd.pos))
             return self.decl(ir.Decl(name, tuple(assigns), (), cmd.pos), st)
+        return self._call_or_external(cmd, argv, args, name, st, widx)
+
+    def _call_or_external(self, cmd: ir.Command, argv: list[Val], args: list[Val], name: str, st: State,
+                          widx: list[int]) -> list[State]:
         if name in self.opt.env_checks:
             ended = _reads.env_check(self, cmd, args, st)
             if ended is not None:

@@ -39,6 +39,10 @@ from bot.shell.wordops import (
     _strip_trailing_newlines,
 )
 
+# Parameters ``lookup`` answers itself (never from a variable of the path)
+_SPECIAL_NAMES = frozenset({"@", "*", "#", "?", "$", "!", "-", "RANDOM", "SECONDS", "LINENO", "BASHPID",
+                            "EPOCHSECONDS", "PWD"})
+
 
 class Expand(Core):
     # ---------------------------------------------------------------- paths
@@ -96,11 +100,20 @@ class Expand(Core):
 
     # -------------------------------------------------------------- words
     def expand(self, word: ir.Word, st: State) -> Val:
-        self._tick()
+        b = self.budget
+        b.steps += 1  # ``_tick``, inline: once per word
+        if b.steps >= b._next_check:
+            self._checkpoint()
+        parts = word.parts
+        if len(parts) == 1 and type(parts[0]) is ir.Lit:  # a literal word (most are): no reads
+            text = parts[0].text
+            if len(text) <= b.limits.max_value:
+                return (text,) if text else EMPTY
+            return self._cap((text,), st)
         if st.nounset or self.opt.record_reads:
             return _reads.expand_at(self, word, st)
         out: list[Val] = []
-        for p in word.parts:
+        for p in parts:
             out.append(self.part(p, st))
         return self._cap(concat(*out), st)
 
@@ -116,16 +129,27 @@ class Expand(Core):
         return tuple(out)  # type: ignore[arg-type]
 
     def part(self, p: ir.Part, st: State) -> Val:
-        if isinstance(p, ir.Lit):
-            return lit(p.text)
-        if isinstance(p, ir.Param):
-            return self.param(p, st)
-        if isinstance(p, ir.CmdSub):
-            return self.cmdsub(p, st)
-        return self.arith(p.text, st)
+        kind = type(p)
+        if kind is ir.Lit:
+            return lit(p.text)  # type: ignore[union-attr]
+        if kind is ir.Param:
+            return self.param(p, st)  # type: ignore[arg-type]
+        if kind is ir.CmdSub:
+            return self.cmdsub(p, st)  # type: ignore[arg-type]
+        return self.arith(p.text, st)  # type: ignore[union-attr]
 
     def lookup(self, name: str, st: State) -> Val | None:
         """The value of a parameter, None when unset."""
+        if name not in _SPECIAL_NAMES and not name.isdigit():  # a plain variable (most reads)
+            var = st.vars.get(name)
+            if self._frames:
+                if var is None:
+                    self._frames[-1].add(name)
+                else:
+                    self._frames[-1].update(var.deps)
+            if var is None and (self.opt.unset_is_unknown or self._unknown_name(name)):
+                return unknown(f"${name}")
+            return var.value if var is not None else None
         if name.isdigit():
             n = int(name)
             if n == 0:

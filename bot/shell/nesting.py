@@ -94,6 +94,9 @@ def rebase(root: Any, line_off: int, col_off: int, byte_off: int) -> Any:
                       p.end_col + (col_off if p.end_line == 1 else 0), p.start_byte + byte_off,
                       p.end_byte + byte_off)
 
+    flat = _flat_word(root, move)
+    if flat is not None:
+        return flat
     done: dict[int, Any] = {}  # id -> rebuilt node (every node stays alive inside root)
     stack: list[tuple[Any, bool]] = [(root, False)]
     while stack:
@@ -116,6 +119,20 @@ def rebase(root: Any, line_off: int, col_off: int, byte_off: int) -> Any:
         stack.append((obj, True))
         stack.extend((k, False) for k in kids)
     return done[id(root)]
+
+
+def _flat_word(root: Any, move: Any) -> ir.Word | ir.Pos | None:
+    """``rebase`` of a position, or of a word of text and plain ``$X`` parts (most words of a
+    ``[ ... ]`` test): only positions change, and a word's parts hold none (an equal word,
+    without the walk). None for anything else."""
+    if type(root) is ir.Pos:
+        return move(root)  # type: ignore[no-any-return]
+    if type(root) is not ir.Word:
+        return None
+    for p in root.parts:
+        if type(p) is not ir.Lit and not (type(p) is ir.Param and p.arg is None and p.arg2 is None):
+            return None
+    return ir.Word(root.parts, move(root.pos))
 
 
 # ------------------------------------------------------- text pre-check ----

@@ -40,7 +40,7 @@ def swallowed_newline(root: Node, source: bytes) -> int | None:
                 if b"\n" in gap and b"\\\n" not in gap and b"\\\r\n" not in gap:
                     return int(a.end_byte) + gap.index(b"\n")
         elif node.has_error or node.child_count:
-            stack.extend(node.children)
+            stack.extend(node.named_children)  # anonymous nodes are tokens: leaves, never a command
     return None
 
 
@@ -75,7 +75,7 @@ def _too_deep(root: Node) -> ir.ParseError | None:
         if node.end_byte - node.start_byte <= limit - depth or t == "arithmetic_expansion":
             continue
         in_test = in_test or t == "test_command"
-        for c in reversed(node.children):
+        for c in reversed(node.named_children):  # anonymous nodes are tokens: never a level
             # a function's body is its level (the converter reads it as a block)
             stack.append((c, depth - 1 if t == "function_definition" and c.type == "compound_statement"
                           else depth, in_test))

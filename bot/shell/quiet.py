@@ -36,7 +36,9 @@ class Quiet:
 @dataclass(slots=True)
 class _Info:
     quiet: bool = True
-    reads: Counter[str] | None = None  # every name read (liveness)
+    # every name read, with how often (liveness): a dict in the order names were first read, as
+    # a Counter would be (cheaper to make and merge; ``file`` counts with Counters)
+    reads: dict[str, int] | None = None
     guard: set[str] | None = None  # names read without a default
     assigns: set[str] | None = None
     # a ``break``/``continue`` no loop inside the statement catches: skipping the statement
@@ -44,9 +46,11 @@ class _Info:
     jumps: bool = False
 
     def read(self, name: str) -> None:
-        if self.reads is None:
-            self.reads = Counter()
-        self.reads[name] += 1
+        reads = self.reads
+        if reads is None:
+            self.reads = {name: 1}
+        else:
+            reads[name] = reads.get(name, 0) + 1
 
     def assign(self, name: str) -> None:
         if self.assigns is None:
@@ -57,9 +61,13 @@ class _Info:
         self.quiet = self.quiet and other.quiet
         self.jumps = self.jumps or other.jumps
         if other.reads:
-            if self.reads is None:
-                self.reads = Counter()
-            self.reads.update(other.reads)
+            reads = self.reads
+            if reads is None:
+                self.reads = dict(other.reads)
+            else:
+                get = reads.get
+                for name, k in other.reads.items():
+                    reads[name] = get(name, 0) + k
         if other.guard:
             if self.guard is None:
                 self.guard = set()
@@ -90,7 +98,7 @@ class _Analysis:
         whole = _Info()
         for s in body:
             whole.merge(self.stmt(s, False))
-        total = whole.reads or Counter()
+        total = Counter(whole.reads or ())
         live = Counter(total)  # reads by the statements still run
         skipped: dict[int, ir.Stmt] = {}
         by_name: dict[str, list[ir.Stmt]] = {}  # skipped statements by a name they assign
@@ -99,7 +107,8 @@ class _Analysis:
         def skip(c: ir.Stmt) -> None:
             info = self.infos[id(c)][1]
             skipped[id(c)] = c
-            live.subtract(info.reads or Counter())
+            if info.reads:
+                live.subtract(info.reads)
             for n in info.assigns or ():
                 by_name.setdefault(n, []).append(c)
                 check.append(n)
@@ -113,7 +122,7 @@ class _Analysis:
             for c in by_name.pop(n, ()):
                 if skipped.pop(id(c), None) is None:
                     continue
-                reads = self.infos[id(c)][1].reads or Counter()
+                reads = self.infos[id(c)][1].reads or {}
                 live.update(reads)
                 check.extend(reads)
                 for inner in self._inner(c):

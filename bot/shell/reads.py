@@ -105,7 +105,21 @@ def expand_at(ev: Core, word: ir.Word, st: State) -> Val:
     if word.pos.line:
         ev._wpos = word.pos
     try:
-        return ev._cap(concat(*[ev.part(p, st) for p in word.parts]), st)
+        parts = word.parts
+        if len(parts) == 1:  # one part: its value as ``concat`` would leave it, without the copy
+            v = ev.part(parts[0], st)
+            if len(v) == 1:
+                p = v[0]
+                if type(p) is str:
+                    if not p:
+                        return EMPTY
+                    if len(p) <= ev.budget.limits.max_value:
+                        return v
+                    return ev._cap(v, st)
+            elif not v:
+                return v
+            return ev._cap(concat(v), st)
+        return ev._cap(concat(*[ev.part(p, st) for p in parts]), st)
     finally:
         ev._wpos = saved
 

@@ -55,7 +55,8 @@ class Serving(Written):
         """One word as the fields it becomes: an array's elements for ``"${X[@]}"``, else
         the word's value, split when it is an unquoted expansion whose value is known."""
         parts = w.parts
-        if not any(isinstance(p, (ir.Param, ir.CmdSub)) for p in parts):
+        if (len(parts) == 1 and type(parts[0]) is ir.Lit) or \
+                not any(isinstance(p, (ir.Param, ir.CmdSub)) for p in parts):
             return [self.expand(w, st)], [w.pos.line]  # no expansion to split (the common case)
         name = _whole_array(w) if len(parts) <= 2 else None
         var = st.vars.get(name) if name else None
@@ -88,6 +89,11 @@ class Serving(Written):
     def expand_segments(self, w: ir.Word, st: State) -> tuple[Val, tuple[tuple[int, int], ...]]:
         """A word's value, and where each piece of it was written: text of the word itself on
         its line, a variable's value where that variable got it."""
+        parts = w.parts
+        if len(parts) == 1 and type(parts[0]) is ir.Lit and len(parts[0].text) <= self.budget.limits.max_value:
+            self._tick()  # a literal word (``X=1``): as below, in short
+            text = parts[0].text
+            return ((text,), ((len(text), w.pos.line),)) if text else ((), ())
         self._tick()
         out: list[Val] = []
         segments: list[tuple[int, int]] = []
@@ -132,7 +138,7 @@ class Serving(Written):
             env[a.name] = self.expand(a.value, st) if a.value is not None else lit("")
         self.relevant.update(self._pop())
         plain = tuple((n, v.value, v.origin or Loc(st.file, 0)) for n, v in plain_vars if n not in env)
-        locs = tuple(Loc(st.file, line or cmd.pos.line) for line in lines)
+        locs = tuple(_line_loc(st.file, line or cmd.pos.line) for line in lines)
         event = Served(kind, start, tuple(argv), locs, tuple(sorted(env.items())), plain, _files(st),
                        Loc(st.file, cmd.pos.line, cmd.pos.col), dropped)
         st.emit(event)
@@ -264,6 +270,20 @@ class Serving(Written):
             elif name.isupper() and now.items is None:  # an array cannot be exported at all
                 plain.append((name, now))
         return env, tuple(sorted(dropped)), plain
+
+
+_LOCS: dict[tuple[str, int], Loc] = {}
+
+
+def _line_loc(path: str, line: int) -> Loc:
+    """``Loc(path, line)``, one object for each (the words of a command share a few lines; the
+    evaluation cache encodes a shared object once)."""
+    loc = _LOCS.get((path, line))
+    if loc is None:
+        if len(_LOCS) > 50_000:
+            _LOCS.clear()
+        loc = _LOCS[path, line] = Loc(path, line)
+    return loc
 
 
 def _whole_array(w: ir.Word) -> str | None:

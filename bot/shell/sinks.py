@@ -19,6 +19,7 @@ from bot.shell.values import (
     lit,
     unknown,
 )
+from bot.shell.varmap import VarMap
 from bot.shell.wordops import (
     _cmd_name,
     _looks_like_script,
@@ -161,9 +162,7 @@ class Sinks(Core):
         child.file = path
         child.depth = st.depth + 1
         child.argv = tuple(args)
-        for n, v in st.vars.items():
-            if v.exported:
-                child.setvar(n, v)
+        child.vars = VarMap.of([(n, v) for n, v in st.vars.items() if v.exported])  # as ``setvar`` of each
         child.setvar("0", Var(lit(path), False, None))
         for r in self.block(self.enter(script.body), [child]):
             for e in r.events:
@@ -184,17 +183,17 @@ class Sinks(Core):
         child.depth = st.depth + 1
         pieces: list[str] = []
         counter = 0
+        held: list[tuple[str, Var]] = []
         for p in value:
             if isinstance(p, str):
                 pieces.append(p)
             else:
                 counter += 1
                 name = f"__bb_unknown_{counter}"
-                child.setvar(name, Var((p,), True, None))
+                held.append((name, Var((p,), True, None)))
                 pieces.append("${" + name + "}")
-        for n, v in st.vars.items():
-            if v.exported:
-                child.setvar(n, v)
+        held.extend((n, v) for n, v in st.vars.items() if v.exported)
+        child.vars = VarMap.of(held)  # as ``setvar`` of each, in this order
         child.setvar("0", Var(lit("bash"), False, None))
         script = self._parse_string(st.file, "".join(pieces))
         word = _word_at(cmd, idx, widx)

@@ -97,9 +97,7 @@ def enter(ev: Core, body: tuple[ir.Stmt, ...]) -> None:
     if ev._skips is None or id(body) in ev._entered:
         return
     ev._entered.add(id(body))
-    read_by = ev._read_by
-    for n in register(body, ev._loud):
-        read_by[n] = read_by.get(n, 0) + 1
+    ev._read_by.update(register(body, ev._loud))  # a Counter: one more reader of each name
 
 
 def skip(ev: Core, q: Quiet, st: State) -> bool:

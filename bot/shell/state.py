@@ -207,7 +207,7 @@ class State:
         s.out = self.out
         s.cwd = self.cwd
         s.file = self.file
-        s.locals = [dict(f) for f in self.locals]
+        s.locals = [dict(f) for f in self.locals] if self.locals else []
         s.depth = self.depth
         s.rounds = self.rounds
         s.nounset = self.nounset
@@ -227,8 +227,34 @@ class State:
         return self.vars == other.vars
 
     def emit(self, event: Event) -> None:
-        if event not in self.events:
+        if not holds(self.events, event):
             self.events = self.events + (event,)
+
+
+def holds(events: tuple[Event, ...], event: Event) -> bool:
+    """``event in events``: events of other classes are never equal (dataclass equality), so
+    only those of its class are compared (each comparison is a call in Python)."""
+    kind = type(event)
+    for e in events:
+        if e is event or (type(e) is kind and e == event):
+            return True
+    return False
+
+
+def merge_events(events: tuple[Event, ...], more: tuple[Event, ...], skip: type | None = None) -> tuple[Event, ...]:
+    """``events`` with each event of ``more`` it does not hold appended, in order (but those of
+    class ``skip``). The run of the same objects both start with (paths forked from one) is
+    held already: it is not looked for again."""
+    start = 0
+    for a, b in zip(events, more):
+        if a is not b:
+            break
+        start += 1
+    for i in range(start, len(more)):
+        e = more[i]
+        if not holds(events, e) and (skip is None or not isinstance(e, skip)):
+            events = events + (e,)
+    return events
 
 
 def changed(a: State, b: State) -> Iterable[str]:
@@ -257,11 +283,7 @@ def join(a: State, b: State, reuse: bool = False, interned: dict[tuple[object, .
         if var is None:
             var = interned[key] = merged_var(name, va, vb)
         s.setvar(name, var)
-    events = a.events
-    for e in b.events:
-        if e not in events:
-            events = events + (e,)
-    s.events = events
+    s.events = merge_events(a.events, b.events)
     s.status = a.status if a.status == b.status else None
     # ``set -u`` on a merged path only when on both: a read then ends no path that may run on
     s.nounset = a.nounset and b.nounset

@@ -9,12 +9,14 @@ case patterns, the ``%%`` argument) are tuples of ``(text, is_glob)`` and ``Unk`
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Union
 
 import re2
+
+from bot.shell.stars import _CHARS_PER_STEP, _star_segments, _Stars
+from bot.shell.stars import Cost as Cost  # re-exported: the matchers' callers name it from here
 
 
 @dataclass(frozen=True)
@@ -97,9 +99,6 @@ class TooLong(Exception):
 
 
 _MAX_UNKNOWN_PARTS = 4
-# A matcher's cost in budget steps: one per this many characters of subject text.
-_CHARS_PER_STEP = 256
-Cost = Callable[[int], None]  # charged with a number of steps; may raise to stop the evaluation
 
 
 def _no_cost(n: int) -> None:
@@ -223,12 +222,16 @@ class _Glob:
         return self.rx.fullmatch(s) is not None
 
 
-def glob_regex(p: Pat, cost: Cost = _no_cost) -> _Glob | None:
+def glob_regex(p: Pat, cost: Cost = _no_cost) -> _Glob | _Stars | None:
     """The glob as a linear-time matcher; None when the pattern has unknown parts (or re2
     rejects its translation)."""
     if not pat_known(p):
         return None
-    body = _glob_regex(tuple(x for x in p if not isinstance(x, Unk)))
+    known_p = tuple(x for x in p if not isinstance(x, Unk))
+    segs = _star_segments(known_p)
+    if segs is not None:
+        return _Stars(segs, cost)
+    body = _glob_regex(known_p)
     rx = re2_compile(body)
     return _Glob(body, rx, cost) if rx is not None else None
 
@@ -378,7 +381,7 @@ def replace(v: Val, pattern: Pat, repl: Val, op: str, cost: Cost = _no_cost, lim
     return lit("".join(out))
 
 
-def _longest(rx: _Glob, s: str, start: int) -> int | None:
+def _longest(rx: _Glob | _Stars, s: str, start: int) -> int | None:
     for end in range(len(s), start - 1, -1):
         if rx.full(s[start:end]):
             return end

@@ -19,7 +19,7 @@ variables hold equal buckets that are no longer shared.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator
-from itertools import compress
+from itertools import chain, compress
 from operator import ne
 from sys import getrefcount
 from typing import Generic, TypeVar, overload
@@ -41,6 +41,32 @@ class VarMap(Generic[V]):
         self._h: list[int] = [0] * (BUCKETS + len(_GROUPS))
         self._len = 0
         self.hash = 0  # XOR of hash((name, value)) over the entries
+
+    @classmethod
+    def of(cls, items: Iterable[tuple[str, V]]) -> VarMap[V]:
+        """A new map holding ``items``, as ``set`` of each in turn would make it (no copies to
+        check for: nothing else holds its buckets yet)."""
+        m: VarMap[V] = cls()
+        b, hs = m._b, m._h
+        total = n = 0
+        for name, value in items:
+            i = hash(name) % BUCKETS
+            d = b[i]
+            if d is None:
+                d = b[i] = {}
+            old = d.get(name)
+            h = hash((name, value))
+            if old is not None:
+                h ^= hash((name, old))
+            else:
+                n += 1
+            d[name] = value
+            total ^= h
+            hs[i] ^= h
+            hs[BUCKETS + i // GROUP] ^= h
+        m._len = n
+        m.hash = total
+        return m
 
     def copy(self) -> VarMap[V]:
         m: VarMap[V] = VarMap.__new__(VarMap)
@@ -83,14 +109,11 @@ class VarMap(Generic[V]):
         return self._len
 
     def items(self) -> Iterator[tuple[str, V]]:
-        for d in self._b:
-            if d is not None:
-                yield from d.items()
+        # the buckets in order, skipping empty ones (None), in C
+        return chain.from_iterable(map(dict.items, filter(None, self._b)))
 
     def __iter__(self) -> Iterator[str]:
-        for d in self._b:
-            if d is not None:
-                yield from d
+        return chain.from_iterable(filter(None, self._b))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, VarMap):

@@ -46,6 +46,33 @@ def _inert(cmd: ir.Command) -> bool:
     return value
 
 
+CmdInfo = tuple[str | None, bool, tuple[bool, ...] | None, tuple[bool, ...]]
+_CMD_CACHE: dict[int, tuple[ir.Command, CmdInfo]] = {}
+
+
+def cmd_info(cmd: ir.Command) -> CmdInfo:
+    """What the evaluator asks of a command's text on every run, worked out once per command:
+    its first word's literal text (None: not a literal; no words: None), whether it redirects
+    stdout (``_redirects_stdout``), per word whether ``_split_fields`` splits it (None: no
+    word is split), and per assignment whether its value has a ``$(...)``."""
+    hit = _CMD_CACHE.get(id(cmd))
+    if hit is not None and hit[0] is cmd:
+        return hit[1]
+    split = tuple(_splits(w) for w in cmd.words)
+    info = (cmd.words[0].literal() if cmd.words else None, _redirects_stdout(cmd.redirects),
+            split if any(split) else None,
+            tuple(any(isinstance(p, ir.CmdSub) for p in (a.value.parts if a.value else ())) for a in cmd.assigns))
+    if len(_CMD_CACHE) > 200_000:
+        _CMD_CACHE.clear()
+    _CMD_CACHE[id(cmd)] = (cmd, info)
+    return info
+
+
+def _splits(w: ir.Word) -> bool:
+    """Whether ``_split_fields`` splits the word's value (an unquoted expansion)."""
+    return any(isinstance(p, (ir.Param, ir.CmdSub)) and not getattr(p, "quoted", False) for p in w.parts)
+
+
 def _has_effect(w: ir.Word) -> bool:
     """A word whose expansion can run something or change the state: ``$(...)``,
     ``${X:=d}``, ``${X:?msg}``."""
@@ -149,10 +176,17 @@ def _split_fields(argv: list[Val], words: tuple[ir.Word, ...]) -> tuple[list[Val
 
     Returns the fields and, for each, the index of the word it came from.
     """
+    return _split_by(argv, [_splits(w) for w in words])
+
+
+def _split_by(argv: list[Val], split: list[bool] | tuple[bool, ...] | None) -> tuple[list[Val], list[int]]:
+    """``_split_fields`` with the words' ``_splits`` given (``cmd_info``; None: none is split)."""
+    if split is None:
+        return argv, list(range(len(argv)))
     out: list[Val] = []
     widx: list[int] = []
-    for i, (v, w) in enumerate(zip(argv, words)):
-        if any(isinstance(p, (ir.Param, ir.CmdSub)) and not getattr(p, "quoted", False) for p in w.parts):
+    for i, (v, s) in enumerate(zip(argv, split)):
+        if s:
             k = known(v)
             if k is not None:
                 fields = k.split()
