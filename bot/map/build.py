@@ -22,7 +22,7 @@ from bot.shell.values import known
 if TYPE_CHECKING:
     from bot.repo.configs import Entry
     from bot.repo.facts import Facts
-    from bot.serve.gather import Launch
+    from bot.serve.launch import Launch
 
 PRIORITY = ("launcher", "script", "handoff", "config", "runner", "workflow", "server", "client")
 

@@ -20,7 +20,7 @@ from bot.shell.values import describe, known
 
 if TYPE_CHECKING:
     from bot.repo.facts import Facts, Run
-    from bot.serve.gather import Launch
+    from bot.serve.launch import Launch
     from bot.serve.model import Command
     from bot.shell.evaluate import Dispatch
 

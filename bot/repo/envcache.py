@@ -29,16 +29,13 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from bot import cache
 from bot.cachejson import Refused, boolean, obj, string
 from bot.repo import evalcache
 from bot.repo.parsed import shared
 from bot.shell.values import Unk, Val
-
-if TYPE_CHECKING:
-    from bot.repo.facts import Facts
 
 FORMAT = "1"
 BUCKETS = 16
@@ -180,9 +177,12 @@ class EnvStore:
         self._made.clear()
 
 
-def flush(facts: Facts) -> None:
-    """Write what a lint made to the persistent cache: its evaluations and its rendered envs
-    (``gather`` flushes, and the lint again after its rules, which evaluate and render too)."""
+def flush(facts: object) -> None:
+    """Write what a lint made to the persistent cache: its evaluations and the envs ``facts``
+    rendered (its ``envs``, when it made them: ``gather`` flushes, and the lint again after its
+    rules, which evaluate and render too). Any object: the cache knows no Facts."""
     evalcache.flush()
-    if "envs" in facts.__dict__ and facts.envs.disk is not None:
-        facts.envs.disk.flush()
+    envs = vars(facts).get("envs")
+    disk = getattr(envs, "disk", None)
+    if isinstance(disk, EnvStore):
+        disk.flush()

@@ -10,13 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot.repo.configs import AGENTIC, Entry, Point
 from bot.shell.values import Val, lit, unknown
-
-if TYPE_CHECKING:
-    from bot.repo.profile import Profile
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 
@@ -147,33 +144,6 @@ class EnvSpec:
 
     def key(self) -> tuple[tuple[str, Val], ...]:
         return tuple(sorted(self.values.items()))
-
-
-def build_env(profile: Profile, entry: Entry, point: Point, node: str, label: str,
-              passed: frozenset[str] | None = None) -> dict[str, Val]:
-    """Env vars for a launcher run. ``passed``: the names the workflow template mentions
-    (None when there is no template to read); other template vars are left unset."""
-    templates: dict[str, str] = dict(profile.env_common)
-    templates.update(profile.env_multi if entry.multinode else profile.env_single)
-    env: dict[str, Val] = {}
-    for name, template in templates.items():
-        if passed is not None and name not in passed:
-            continue
-        if template == "?":
-            env[name] = unknown(f"${name}")
-            continue
-        v = render(template, entry, point, node, label)
-        if v is None:
-            env[name] = unknown(f"${name}")
-        elif v != () or template == "" or passed is not None:
-            # a field the entry lacks: the workflow still sets the variable (``${{ inputs.x }}``
-            # of an input nobody passed is ''); without a template to read, it stays unset
-            env[name] = v
-    env.update(additional_settings(entry, point))
-    for name, template in profile.env_runner.items():
-        v = render(template, entry, point, node, label)
-        env[name] = v if v is not None else unknown(f"${name}")
-    return env
 
 
 def additional_settings(entry: Entry, point: Point) -> dict[str, Val]:

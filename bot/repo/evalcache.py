@@ -29,19 +29,17 @@ import operator
 import types
 import typing
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot import cache
 from bot.cachejson import Refused, array, boolean, integer, obj, string
 from bot.repo import parsed
+from bot.repo.host import Host
 from bot.shell import ir, state
 from bot.shell.budget import BudgetHit
 from bot.shell.options import FileSystem, PathResult, Result
 from bot.shell.reads import presence_key
 from bot.shell.values import Unk, Val
-
-if TYPE_CHECKING:
-    from bot.repo.facts import Facts
 
 MAX_PER_KEY = 512  # entries per launcher text and options: (entry, point) envs of one launcher (InferenceX: up to 98)
 FORMAT = "2"  # positional fields
@@ -80,7 +78,7 @@ class Recorder(FileSystem):
         return asked
 
 
-def digest(facts: Facts, path: str) -> str | None:
+def digest(facts: Host, path: str) -> str | None:
     """``Facts.digest``: the SHA-1 of the real path and the bytes ``facts.script(path)`` would
     parse (None: not readable); once per path and lint (the tree does not change under one)."""
     done: dict[str, str | None] = facts.memo.setdefault("digests", {})
@@ -372,7 +370,7 @@ def reset() -> None:
     _SHARED = Store()
 
 
-def slot(facts: Facts, launcher: str, real: str, persist: bool, mode: str = "") -> tuple[Store | None, str | None]:
+def slot(facts: Host, launcher: str, real: str, persist: bool, mode: str = "") -> tuple[Store | None, str | None]:
     """The store and the slot of a launcher's evaluations (None, None: not kept). ``mode``
     names options other than the lint's own (``"scan"``: the reference scan's)."""
     if not persist or not cache.enabled():

@@ -20,17 +20,15 @@ import os
 import subprocess
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from bot import cache
 from bot.cachejson import array, integer, string
+from bot.repo.host import Host
 from bot.shell import ir
 from bot.shell.needs import Need
 from bot.shell.needs import needs as find_needs
 from bot.shell.state import Loc
-
-if TYPE_CHECKING:
-    from bot.repo.facts import Facts
 
 MAX = 16384  # entries
 MAX_BYTES = 256 << 20  # and the inputs they were made from
@@ -98,7 +96,7 @@ def _stored_check(check: Callable[[bytes], tuple[ir.ParseError, ...]], data: byt
     return errors
 
 
-def read(facts: Facts, path: str) -> bytes | None:
+def read(facts: Host, path: str) -> bytes | None:
     """``facts.tree.read(path)``, once per path and lint (the tree does not change under one:
     gather, the evaluations, the reference scan and the rules read the same files)."""
     done: dict[str, bytes | None] = facts.memo.setdefault("read", {})
@@ -107,13 +105,13 @@ def read(facts: Facts, path: str) -> bytes | None:
     return done[path]
 
 
-def text(facts: Facts, path: str) -> str | None:
+def text(facts: Host, path: str) -> str | None:
     """``facts.tree.text(path)`` from ``read``."""
     data = read(facts, path)
     return data.decode("utf-8", "replace") if data is not None else None
 
 
-def needs(facts: Facts, path: str) -> list[Need]:
+def needs(facts: Host, path: str) -> list[Need]:
     """``bot.shell.needs`` of the script at ``path``, kept in the persistent cache by its text
     (a warm lint need not parse the benchmark scripts env-not-passed reads)."""
     memo: dict[str, list[Need]] = facts.memo.setdefault("script-needs", {})

@@ -11,9 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from bot.repo.configs import AGENTIC
-from bot.repo.envrender import EnvSpec, build_env, render, seq_name
+from bot.repo.configs import AGENTIC, Entry, Point
+from bot.repo.envrender import EnvSpec, additional_settings, render, seq_name
 from bot.shell import budget as _budget
+from bot.shell.values import Val, unknown
 
 # Environment the benchmark workflow passes to the launcher. "{field}" reads the
 # search-space point, then its scenario block, then the entry; "{field|default}";
@@ -268,6 +269,33 @@ def profile_from_config(data: Mapping[str, Any] | None) -> Profile:
 
 def is_unknown_env(profile: Profile, name: str) -> bool:
     return any(fnmatch.fnmatchcase(name, p) for p in profile.unknown_env)
+
+
+def build_env(profile: Profile, entry: Entry, point: Point, node: str, label: str,
+              passed: frozenset[str] | None = None) -> dict[str, Val]:
+    """Env vars for a launcher run. ``passed``: the names the workflow template mentions
+    (None when there is no template to read); other template vars are left unset."""
+    templates: dict[str, str] = dict(profile.env_common)
+    templates.update(profile.env_multi if entry.multinode else profile.env_single)
+    env: dict[str, Val] = {}
+    for name, template in templates.items():
+        if passed is not None and name not in passed:
+            continue
+        if template == "?":
+            env[name] = unknown(f"${name}")
+            continue
+        v = render(template, entry, point, node, label)
+        if v is None:
+            env[name] = unknown(f"${name}")
+        elif v != () or template == "" or passed is not None:
+            # a field the entry lacks: the workflow still sets the variable (``${{ inputs.x }}``
+            # of an input nobody passed is ''); without a template to read, it stays unset
+            env[name] = v
+    env.update(additional_settings(entry, point))
+    for name, template in profile.env_runner.items():
+        v = render(template, entry, point, node, label)
+        env[name] = v if v is not None else unknown(f"${name}")
+    return env
 
 
 __all__ = ["EnvSpec", "Profile", "Variant", "build_env", "is_unknown_env", "profile_from_config", "render",

@@ -16,14 +16,12 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot import cache
 from bot.cachejson import array, integer, obj, string
+from bot.repo.host import Host
 from bot.repo.yamlfile import Mark, YamlError, YList, YMap, load, pos_of
-
-if TYPE_CHECKING:
-    from bot.repo.facts import Facts
 
 _SELECTOR_INDEX = re.compile(r"\[(\d+)\]\Z")
 FORMAT = "1"  # of the cached payload
@@ -35,7 +33,7 @@ class Container:
     pos: Mark
 
 
-def document(facts: Facts, path: str) -> tuple[Any, YamlError | None]:
+def document(facts: Host, path: str) -> tuple[Any, YamlError | None]:
     """The recipe as the YAML reader gives it (once per lint and path)."""
     memo = facts.memo.setdefault("jobs.yaml", {})
     if path not in memo:
@@ -44,7 +42,7 @@ def document(facts: Facts, path: str) -> tuple[Any, YamlError | None]:
     return doc, err
 
 
-def containers(facts: Facts, path: str, selectors: tuple[str, ...]) -> tuple[dict[str, Container], YamlError | None]:
+def containers(facts: Host, path: str, selectors: tuple[str, ...]) -> tuple[dict[str, Container], YamlError | None]:
     """Selector ("" = the base) -> the container it states; or the error that stops the
     file from being read. From the persistent cache when this content was read before."""
     memo = facts.memo.setdefault("jobs.containers", {})

@@ -7,7 +7,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from bot.report import visible
-from bot.serve.gather import Launch, engine_of
+from bot.serve.gather import engine_of
+from bot.serve.launch import Launch
 from bot.serve.model import Command
 
 VERSION = 1

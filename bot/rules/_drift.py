@@ -22,7 +22,7 @@ from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts, Run
 from bot.rules import _spec
 from bot.serve import tables
-from bot.serve.gather import concurrencies
+from bot.serve.launch import concurrencies
 from bot.serve.model import MARK, Command, engine_env
 from bot.serve.specenv import table
 from bot.serve.specview import Site, base_server

@@ -14,13 +14,14 @@ as a reason, never guessed.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts
 from bot.repo.labels import launcher_candidates
 from bot.repo.points import representatives
 from bot.serve import detect, normalize, normalize_client
+from bot.serve.launch import Launch, concurrencies
 from bot.serve.model import MARK, Command, File, Tok, engine_env, engine_env_var
 from bot.shell.evaluate import Handed, Loc, Result, Served, Sink
 from bot.shell.values import Val, known, lit, render
@@ -33,30 +34,6 @@ SERVE_ENV = {"EVAL_ONLY": "false"}
 # ``$AIPERF_CLI profile ...``: the client is that command, as the variable holds it at the call).
 CLIENT_FUNCTIONS: Mapping[str, str] = {"run_benchmark_serving": "",
                                        "run_agentic_replay_and_write_outputs": "REPLAY_CMD"}
-
-
-@dataclass(frozen=True)
-class Launch:
-    """One (entry, point, launcher): the script it runs and what that script serves."""
-
-    entry: Entry
-    point: Point
-    conc: str | None  # the concurrency the point runs at (its first, unless every one is asked for)
-    launcher: str
-    script: str | None
-    server: Command | None
-    client: Command | None
-    others: tuple[Command, ...] = ()  # further server commands (other paths, several servers)
-    handoff: str = ""  # the boundary the script's env crosses ("docker", "srun --export", "")
-    env_complete: bool = True  # False when more may cross than we can tell (``--env-file``)
-    # Engine-style variables the script sets without ``export``: they never reach the server.
-    unexported: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # name -> (value, "path:line")
-    reasons: tuple[str, ...] = ()  # why ``server`` is missing
-    # The launcher was not read from runners.yaml (the label lists no nodes) but is the only
-    # one named for the label's nodes: why it was assumed (makes a resolved launch partial).
-    assumed: str = ""
-    recipe: str | None = None  # multinode: the recipe file the engine args come from
-    workers: Mapping[str, Command] = field(default_factory=dict)  # multinode: "prefill" / "decode" / ...
 
 
 def engine_of(entry: Entry) -> str:
@@ -110,26 +87,6 @@ def serve_facts(facts: Facts, memo_key: str = "serve.facts", **options: object) 
         twin = facts.memo[memo_key] = replace(facts, sinks=sinks(), memo={}, _result_cache={}, _spent={},
                                               _spent_total=0.0, **options)  # type: ignore[arg-type]
     return twin
-
-
-def concurrencies(point: Point) -> list[str]:
-    """Every concurrency a point runs at: its ``conc-list``, or ``conc-start`` doubling up to
-    ``conc-end`` (as InferenceX's sweep generator does)."""
-    f = point.fields
-    cl = f.get("conc-list")
-    if isinstance(cl, list) and cl:
-        return [str(c) for c in cl]
-    start, end = f.get("conc-start", f.get("conc")), f.get("conc-end")
-    if not isinstance(start, int) or isinstance(start, bool):
-        return [str(start)] if start is not None else []
-    if not isinstance(end, int) or isinstance(end, bool) or end < start or start <= 0:
-        return [str(start)]
-    out: list[str] = []
-    c = start
-    while c <= end and len(out) < 64:
-        out.append(str(c))
-        c *= 2
-    return out
 
 
 def gather(facts: Facts, entries: list[Entry], all_points: bool = False,

@@ -25,7 +25,7 @@ from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts
 from bot.repo.yamlfile import YList, YMap
 from bot.serve import normalize
-from bot.serve.gather import Launch, concurrencies
+from bot.serve.launch import Launch, concurrencies
 from bot.serve.model import Command, File, Tok
 
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)

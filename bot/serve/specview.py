@@ -36,8 +36,9 @@ from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts, Run
 from bot.repo.points import point_key
 from bot.serve import specstatic, specswitch
-from bot.serve.gather import SERVE_ENV, _command, concurrencies, handed_env, serve_facts
+from bot.serve.gather import SERVE_ENV, _command, handed_env, serve_facts
 from bot.serve.gather import unexported as unexported_vars
+from bot.serve.launch import concurrencies
 from bot.serve.model import ENGINES, MARK, Command
 from bot.shell.state import Handed
 from bot.shell.values import Val, known, lit, render

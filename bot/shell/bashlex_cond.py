@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from bot.shell import ir, nesting
-
-if TYPE_CHECKING:
-    from bot.shell.bashlex_cmds import CommandConverter
+from bot.shell.bashlex_words import Positions
 
 Node = Any  # bashlex.ast.node (untyped)
+
+
+class Host(Protocol):
+    """What the test parser asks of the command converter (``bashlex_cmds.CommandConverter``)."""
+
+    depth: int
+    @property
+    def loc(self) -> Positions: ...
+
+    def enter(self, start: int, what: str) -> bool: ...
+    def raw(self, node: Node) -> str: ...
+    def span(self, node: Node) -> tuple[int, int]: ...
+    def word(self, node: Node, pattern: bool = False) -> ir.Word: ...
 
 _TEST_UNARY = {"-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-n", "-o", "-p", "-r", "-s", "-t",
                "-u", "-w", "-x", "-z", "-G", "-L", "-N", "-O", "-S", "-v", "-R"}
@@ -22,7 +33,7 @@ _TEST_PATTERN = {"=", "==", "!=", "=~"}
 class CondParser:
     """``test`` expression grammar: -o below -a below ! below primaries and ( )."""
 
-    def __init__(self, conv: CommandConverter, words: list[Node]) -> None:
+    def __init__(self, conv: Host, words: list[Node]) -> None:
         self.conv = conv
         self.words = words
         self.raws = [conv.raw(w) for w in words]

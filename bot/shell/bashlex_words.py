@@ -9,7 +9,7 @@ escapes and nested substitutions the way ``parse.py`` reads them; plus the text 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import bashlex  # type: ignore[import-untyped, unused-ignore]
 import bashlex.parser  # type: ignore[import-untyped, unused-ignore]
@@ -20,10 +20,27 @@ from bot.shell.words import merge as _merge
 from bot.shell.words import unescape_dq as _unescape_dq
 from bot.shell.words import unescape_unquoted as _unescape_unquoted
 
-if TYPE_CHECKING:
-    from bot.shell.bashlex_cmds import CommandConverter
-
 Node = Any  # bashlex.ast.node (untyped)
+
+
+class Positions(Protocol):
+    """Character offsets -> ``ir.Pos`` (``bashlex_cmds.Locator``)."""
+
+    def pos(self, start: int, end: int) -> ir.Pos: ...
+
+
+class Host(Protocol):
+    """What the word lexer asks of the command converter (``bashlex_cmds.CommandConverter``)."""
+
+    text: str
+    base: int
+    depth: int
+    @property
+    def loc(self) -> Positions: ...
+
+    def enter(self, start: int, what: str) -> bool: ...
+    def span(self, node: Node) -> tuple[int, int]: ...
+    def substitution_body(self, node: Node | None, start: int, end: int, backtick: bool) -> tuple[ir.Stmt, ...]: ...
 
 NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECIAL = "@*#?-$!"
@@ -36,7 +53,7 @@ _SLASH_OPS = {"/", "//", "/#", "/%"}
 class WordLexer:
     """Splits the source text of one word into IR parts, the way parse.py would."""
 
-    def __init__(self, conv: CommandConverter, subs: dict[int, Node]) -> None:
+    def __init__(self, conv: Host, subs: dict[int, Node]) -> None:
         self.conv = conv
         self.t = conv.text
         # bashlex offsets are relative to conv.base

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from bot.shell.values import (
     EMPTY,
@@ -24,7 +24,6 @@ from bot.shell.values import (
 )
 
 if TYPE_CHECKING:
-    from bot.shell.core import Core
     from bot.shell.state import State
 
 
@@ -66,7 +65,14 @@ def _int_or_none(v: Val) -> int | None:
     return _to_int(k) if k is not None else None
 
 
-def _test_argv(words: list[Val], ev: Core, st: State) -> bool | None:
+class Tester(Protocol):
+    """What ``test``/``[`` asks of the evaluator running it (``bot.shell.core.Core``)."""
+
+    def _tick(self, n: int = 1) -> None: ...
+    def unary(self, op: str, value: Val, st: State) -> bool | None: ...
+
+
+def _test_argv(words: list[Val], ev: Tester, st: State) -> bool | None:
     """``[ ... ]`` / ``test ...`` given as words (the bashlex front-end)."""
     toks = [known(w) for w in words]
 

@@ -42,15 +42,15 @@ What is skipped spends no budget: the one difference it can make is a value over
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections import Counter
+from collections.abc import Mapping
+from typing import Protocol
 
 from bot.shell import ir
+from bot.shell.options import Options
 from bot.shell.quiet import SERVING, Quiet, _Analysis
 from bot.shell.state import State, Var
 from bot.shell.values import unknown
-
-if TYPE_CHECKING:
-    from bot.shell.core import Core
 
 __all__ = ["ENABLED", "SERVING", "Quiet", "enter", "register", "reset", "skip", "table"]
 
@@ -91,7 +91,31 @@ def reset() -> None:
 
 
 
-def enter(ev: Core, body: tuple[ir.Stmt, ...]) -> None:
+class Evaluation(Protocol):
+    """What slicing reads and counts of the evaluator running (``bot.shell.core.Core``)."""
+
+    @property
+    def opt(self) -> Options: ...
+    @property
+    def presence(self) -> set[str]: ...
+    @property
+    def _entered(self) -> set[int]: ...
+    @property
+    def _frames(self) -> list[set[str]]: ...
+    @property
+    def _inputs(self) -> Mapping[str, Var]: ...
+    @property
+    def _loud(self) -> frozenset[str]: ...
+    @property
+    def _read_by(self) -> Counter[str]: ...
+    @property
+    def _skips(self) -> dict[int, tuple[ir.Stmt, Quiet]] | None: ...
+    @property
+    def _stop_at(self) -> int | None: ...
+    def _unknown_name(self, name: str) -> bool: ...
+
+
+def enter(ev: Evaluation, body: tuple[ir.Stmt, ...]) -> None:
     """A file's statements are about to run in ``ev``: find its skippable ones, and count the
     names it reads (a statement of another file assigning one of them is run)."""
     if ev._skips is None or id(body) in ev._entered:
@@ -100,7 +124,7 @@ def enter(ev: Core, body: tuple[ir.Stmt, ...]) -> None:
     ev._read_by.update(register(body, ev._loud))  # a Counter: one more reader of each name
 
 
-def skip(ev: Core, q: Quiet, st: State) -> bool:
+def skip(ev: Evaluation, q: Quiet, st: State) -> bool:
     """Skip a quiet statement, when doing so cannot differ from running it."""
     if st.out is not None or ev._frames or ev._stop_at is not None:
         return False

@@ -23,7 +23,7 @@ from typing import Any
 
 from bot.repo.configs import Entry
 from bot.repo.facts import Facts
-from bot.serve.gather import Launch
+from bot.serve.launch import Launch
 from bot.serve.model import MARK, Command
 from bot.trace.run import Traced
 
