@@ -56,9 +56,9 @@ def entry_facts(args: argparse.Namespace, entry_hint: Callable[[list[str], str],
 
 
 def run(args: argparse.Namespace, entry_hint: Callable[[list[str], str], str]) -> int:
+    from bot.launches.gather import gather as gather_serve
+    from bot.launches.gather import sinks
     from bot.report.serve import text_lines, to_json
-    from bot.serve.gather import gather as gather_serve
-    from bot.serve.gather import sinks
 
     facts = entry_facts(args, entry_hint, sinks=sinks(), references=False)
     if isinstance(facts, int):

@@ -17,6 +17,7 @@ from bot.findings import Finding
 from bot.github.adapter_contents import from_env
 from bot.github.port import ChangedFile, GitHubError
 from bot.github.recipe_sources import configured
+from bot.launches.gather import engine_of
 from bot.recipes.attach import attach
 from bot.recipes.compare import ENGINES, comparisons
 from bot.recipes.model import Source, SourceUnavailable
@@ -26,7 +27,6 @@ from bot.repo.tree import Tree
 from bot.report import markdown as md
 from bot.report.recipes import markdown
 from bot.rules import recipe_mismatch
-from bot.serve.gather import engine_of
 from bot.settings import Config
 from bot.shell.values import known
 

@@ -20,9 +20,9 @@ from bot.map.chain import Node, Route, by_entry, routes, status
 from bot.shell.values import known
 
 if TYPE_CHECKING:
+    from bot.launches.launch import Launch
     from bot.repo.configs import Entry
     from bot.repo.facts import Facts
-    from bot.serve.launch import Launch
 
 PRIORITY = ("launcher", "script", "handoff", "config", "runner", "workflow", "server", "client")
 

@@ -3,7 +3,7 @@ that built the script path) -> script -> server -> client, each node with the ``
 comes from.
 
 Built from the facts lint, ``dispatch`` and ``serve`` use (``Facts.runs``, ``Facts.path_runs``,
-``Facts.jobs``, the workflow call each run's env comes from, and ``bot.serve.gather``'s
+``Facts.jobs``, the workflow call each run's env comes from, and ``bot.launches.gather``'s
 launches): nothing is evaluated here that those did not evaluate, and nothing is judged.
 A route is one way through the chain; the points of an entry that take the same way share
 it. Entries handed to an external tool end in a ``handoff`` node (the recipes the entry names).
@@ -19,8 +19,8 @@ from bot.repo.configs import Entry, Point
 from bot.shell.values import describe, known
 
 if TYPE_CHECKING:
+    from bot.launches.launch import Launch
     from bot.repo.facts import Facts, Run
-    from bot.serve.launch import Launch
     from bot.serve.model import Command
     from bot.shell.evaluate import Dispatch
 
@@ -75,8 +75,8 @@ def status(entry: Entry, runs: Sequence[Run], facts: Facts) -> str:
 
 def launches(facts: Facts, entries: Sequence[Entry]) -> list[Launch]:
     """What ``serve`` reports for ``entries``: the lint's facts with the serve sinks on (made
-    once per facts, ``bot.serve.gather.serve_facts``), one point per group."""
-    from bot.serve.gather import gather, serve_facts
+    once per facts, ``bot.launches.gather.serve_facts``), one point per group."""
+    from bot.launches.gather import gather, serve_facts
 
     return list(gather(serve_facts(facts), list(entries)))
 
@@ -167,8 +167,8 @@ def _value(v: Any) -> str:
 
 def command_summary(cmd: Command) -> str:
     """``TP 8, EP 1, spec mtp x3``: the parallelism and speculative settings of a server."""
+    from bot.launches.parallel import effective
     from bot.report.serve import TP_KEYS
-    from bot.serve.parallel import effective
 
     key = TP_KEYS.get(cmd.engine)
     tp = _value(cmd.args.get(key)) if key and key in cmd.args else ("1" if key else "?")

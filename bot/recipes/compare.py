@@ -5,7 +5,7 @@ A group is the points that ask the same of a recipe (``Query``: tensor and exper
 parallelism, DP attention, speculative decoding; the model, hardware and precision are the
 entry's). Each group is compared once, at its first point (``all_points``: every point),
 on the first launcher the entry's runner label reaches. The server is read the way the
-speculative-decoding rules read it (``bot.serve.specview``: the lint's own launcher run,
+speculative-decoding rules read it (``bot.launches.specview``: the lint's own launcher run,
 the script evaluated up to its server), so an MTP entry's script is not evaluated twice in
 one lint. A recipe is rendered once per query (``render``'s memo), not per point.
 
@@ -18,13 +18,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from bot.launches.gather import engine_of
+from bot.launches.specview import Site, site_at, wanted
 from bot.recipes import sglang_cookbook, vllm_recipe
 from bot.recipes.diff import diff, recipe_command
 from bot.recipes.model import Difference, Miss, Query, Rendered, Source, SourceUnavailable
 from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts, Run
-from bot.serve.gather import engine_of
-from bot.serve.specview import Site, site_at, wanted
 
 # InferenceX runner labels start with the GPU: b200, b200-dgxc, h100-dgxc-slurm, mi355x, gb300...
 _GPU = re.compile(r"(gb|b|h|mi)\d{3}[a-z]*", re.I)

@@ -28,11 +28,12 @@ from bot.repo.paths import PathRun
 from bot.repo.points import representatives
 from bot.repo.profile import Profile, is_unknown_env
 from bot.repo.references import scan_references
+from bot.repo.runs import Run as Run  # re-exported: where most readers look for it
 from bot.repo.tree import Tree
 from bot.repo.wfcalls import Workflows
 from bot.shell import default_parser, ir
 from bot.shell.budget import BudgetHit, Limits
-from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Loc, Options, Ran, Result, Sink
+from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Options, Result, Sink
 from bot.shell.nesting import is_too_deep
 from bot.shell.reads import presence_key
 from bot.shell.values import Val
@@ -48,28 +49,6 @@ TOTAL_SHARE = 15  # deadlines all evaluations of one lint may spend
 
 
 AFTER_SINK_STEPS = 5_000  # serve: steps a script may run after its server (InferenceX: 1,864 at most to the client)
-
-
-@dataclass(frozen=True)
-class Run:
-    """One (entry, point, launcher) resolved to what it dispatches."""
-
-    entry: Entry
-    point: Point
-    label: str
-    node: str
-    launcher: str  # the launcher path the workflow runs
-    real: str  # the file that path resolves to (links followed)
-    dispatches: tuple[Dispatch, ...]
-    exits_early: bool  # every path exits before dispatching anything
-    bound_hit: bool
-    exits: tuple[Loc, ...] = ()  # where paths that dispatch nothing end with ``exit``
-    handoffs: tuple[Ran, ...] = ()  # external job tools the launcher runs (srtctl)
-    copies: tuple[Ran, ...] = ()  # ``cp`` commands on the same paths (recipes into the tool's checkout)
-    # Budgets the evaluation ran out of (bot.shell.budget): with a fatal one (steps,
-    # deadline) ``dispatches`` is empty and what the entry runs is unknown.
-    budget_hits: tuple[BudgetHit, ...] = ()
-    result: Result | None = field(default=None, compare=False, repr=False)  # the evaluation (reads, hand-offs)
 
 
 class _RepoFS(FileSystem):
@@ -123,10 +102,10 @@ class Facts:
     # The reference scan (no entry) running out of a budget: script path -> what ran out.
     scan_budget_hits: dict[str, tuple[BudgetHit, ...]] = field(default_factory=dict)
     undecided: list[str] = field(default_factory=list)  # files ``bash -n`` gave no verdict on in time
-    # The serve sinks (``bot.serve.gather.sinks``): evaluations record servers, clients,
+    # The serve sinks (``bot.launches.gather.sinks``): evaluations record servers, clients,
     # written files and hand-off environments (``bot.shell.serving``). None for lint.
     sinks: Callable[[list[Val]], Sink | None] | None = None
-    # Sink kinds at which a path ends besides the client (``bot.serve.specview``: the server)
+    # Sink kinds at which a path ends besides the client (``bot.launches.specview``: the server)
     stop_at: frozenset[str] = frozenset()
     # With the sinks on, evaluations are kept across lints only under a mode of their own
     cache_mode: str = ""

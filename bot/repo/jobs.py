@@ -34,19 +34,31 @@ import posixpath
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from bot.repo import recipefile
-from bot.repo.configs import Entry, Point
+from bot.repo import host, recipefile
+from bot.repo.configs import ConfigFile, Entry, Point
+from bot.repo.profile import Profile
 from bot.repo.recipefile import Container
+from bot.repo.runs import Run
 from bot.repo.yamlfile import Mark, YamlError, pos_of
 from bot.shell.evaluate import Loc, Ran
 from bot.shell.values import Val, known
 
-if TYPE_CHECKING:
-    from bot.repo.facts import Facts, Run
-
 COPIES = frozenset({"cp"})  # commands that copy repo files into the tool's checkout
+
+
+class Host(host.Host, Protocol):
+    """What the hand-off gatherer reads of the facts it fills (``bot.repo.facts.Facts``)."""
+
+    @property
+    def profile(self) -> Profile: ...
+    @property
+    def runs(self) -> list[Run]: ...
+    @property
+    def entries(self) -> list[Entry]: ...
+    @property
+    def configs(self) -> list[ConfigFile]: ...
 _RECIPE_SUFFIXES = (".yaml", ".yml")
 _SETTING = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*=(.*)\Z", re.S)
 
@@ -125,7 +137,7 @@ class Jobs:
 # ------------------------------------------------------------------ gathering
 
 
-def gather(facts: Facts) -> Jobs:
+def gather(facts: Host) -> Jobs:
     by_entry: dict[int, list[Run]] = {}
     for run in facts.runs:
         by_entry.setdefault(id(run.entry), []).append(run)
@@ -193,7 +205,7 @@ def recipe_refs(entry: Entry, names: frozenset[str]) -> Iterable[RecipeRef]:
                                 pos_of(items, i))
 
 
-def copies_of(facts: Facts, ran: Ran) -> list[Copy]:
+def copies_of(facts: Host, ran: Ran) -> list[Copy]:
     """What a ``cp`` brings from the repo into a relative destination (the tool's checkout).
     Without ``-T`` a folder lands in the destination or below it, under its own name."""
     words = [known(v) for v in ran.argv[1:]]
@@ -223,7 +235,7 @@ def copies_of(facts: Facts, ran: Ran) -> list[Copy]:
     return out
 
 
-def _repo_path(facts: Facts, raw: str) -> str | None:
+def _repo_path(facts: Host, raw: str) -> str | None:
     """A copy source as a repo path: only absolute paths under the workspace count."""
     for alias in dict.fromkeys((*facts.profile.workspace_aliases, facts.profile.workspace)):
         a = alias.rstrip("/")
@@ -233,7 +245,7 @@ def _repo_path(facts: Facts, raw: str) -> str | None:
     return None
 
 
-def resolve(facts: Facts, path: str, copies: Iterable[Copy] = (), cwd: Val = (),
+def resolve(facts: Host, path: str, copies: Iterable[Copy] = (), cwd: Val = (),
             selectors: Iterable[str] = ()) -> Recipe:
     """Where a recipe path, as the tool sees it from ``cwd``, is in the repo (and the
     container it states, per selector)."""
@@ -251,7 +263,7 @@ def resolve(facts: Facts, path: str, copies: Iterable[Copy] = (), cwd: Val = (),
     return Recipe(path, None, None)
 
 
-def _places(facts: Facts, path: str, copies: Iterable[Copy], cwd: Val) -> list[tuple[str, str, Loc | None]]:
+def _places(facts: Host, path: str, copies: Iterable[Copy], cwd: Val) -> list[tuple[str, str, Loc | None]]:
     """Where in the repo the tool's path may be: (repo path, the folder it must be below to
     be the repo's own, the copy that brings it), best first."""
     places: list[tuple[str, str, Loc | None]] = []
@@ -280,7 +292,7 @@ def _places(facts: Facts, path: str, copies: Iterable[Copy], cwd: Val) -> list[t
 _CONTAINERS_BLOCK = re.compile(r"(?m)^containers:[ \t]*\n((?:[ \t]+\S[^\n]*\n?)+)")
 
 
-def _aliases(facts: Facts, path: str) -> frozenset[str]:
+def _aliases(facts: Host, path: str) -> frozenset[str]:
     """Literal keys of ``containers:`` maps in a file (a generated srtslurm.yaml heredoc)."""
     memo = facts.memo.setdefault("jobs.aliases", {})
     if path not in memo:
@@ -326,7 +338,7 @@ class Coverage:
     unread_names: tuple[str, ...] = ()
 
 
-def coverage(facts: Facts, jobs: Jobs) -> Coverage:
+def coverage(facts: Host, jobs: Jobs) -> Coverage:
     runs: dict[int, list[Run]] = {}
     for run in facts.runs:
         runs.setdefault(id(run.entry), []).append(run)

@@ -18,17 +18,38 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from bot.repo import wfenv
-from bot.repo.configs import Entry, Point
+from bot.repo.configs import Entry, Point, Runners
+from bot.repo.launchenv import EnvSource
+from bot.repo.runs import Run
+from bot.repo.tree import Tree
+from bot.repo.wfcalls import Workflows
 from bot.shell.evaluate import Result
 from bot.shell.values import Val
 
-if TYPE_CHECKING:
-    from bot.repo.facts import Facts, Run
-
 SAMPLES = 1  # entries evaluated per (path, launcher, set of differing relevant variables)
+
+
+class Host(Protocol):
+    """What the other workflow paths' resolution reads of the facts (``bot.repo.facts.Facts``)."""
+
+    @property
+    def tree(self) -> Tree: ...
+    @property
+    def runs(self) -> list[Run]: ...
+    @property
+    def runners(self) -> Runners: ...
+    @property
+    def workflows(self) -> Workflows: ...
+    @property
+    def broken_launchers(self) -> list[str]: ...
+    @property
+    def envs(self) -> EnvSource: ...
+    def evaluate(self, launcher: str, env: dict[str, Val], max_paths: int | None = None) -> Result: ...
+    def launcher_of_node(self, node: str) -> str: ...
+    def env_for(self, entry: Entry, point: Point, node: str, label: str) -> dict[str, Val]: ...
 
 
 @dataclass(frozen=True)
@@ -49,7 +70,7 @@ class PathRun:
     alike: tuple[str, ...] = ()
 
 
-def resolve(facts: Facts) -> list[PathRun]:
+def resolve(facts: Host) -> list[PathRun]:
     out: list[PathRun] = []
     for multinode in (False, True):
         sweep = facts.envs.sweep(multinode)
@@ -66,7 +87,7 @@ def resolve(facts: Facts) -> list[PathRun]:
     return out
 
 
-def _launchers(facts: Facts, nodes: list[str], literal: str | None) -> dict[str, str]:
+def _launchers(facts: Host, nodes: list[str], literal: str | None) -> dict[str, str]:
     """launcher -> the first node that runs it (the call's own launcher when it names one)."""
     by: dict[str, str] = {}
     for node in nodes:
@@ -76,7 +97,7 @@ def _launchers(facts: Facts, nodes: list[str], literal: str | None) -> dict[str,
             and (facts.tree.resolve(k) or k) not in broken}
 
 
-def _group_runs(facts: Facts, group: wfenv.Group, multinode: bool) -> list[PathRun]:
+def _group_runs(facts: Host, group: wfenv.Group, multinode: bool) -> list[PathRun]:
     out: list[PathRun] = []
     # (launcher, differing relevant names) -> [evaluated runs], entries alike
     seen: dict[tuple[str, tuple[str, ...]], list[PathRun]] = {}

@@ -6,15 +6,37 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from bot.repo import evalcache, parsed
+from bot.repo import evalcache, host, parsed
+from bot.repo.configs import ConfigFile
+from bot.repo.profile import Profile
+from bot.shell.budget import BudgetHit
 from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Sourced
 from bot.shell.options import Options, Result
 from bot.shell.values import known, leading, re2_compile, to_regex
 
-if TYPE_CHECKING:
-    from bot.repo.facts import Facts
+
+class Host(host.Host, Protocol):
+    """What the reference scan reads and fills of the facts (``bot.repo.facts.Facts``)."""
+
+    @property
+    def profile(self) -> Profile: ...
+    @property
+    def configs(self) -> list[ConfigFile]: ...
+    @property
+    def launcher_files(self) -> list[str]: ...
+    @property
+    def workflow_text(self) -> str: ...
+    @property
+    def referenced(self) -> dict[str, list[tuple[str, int]]]: ...
+    @property
+    def referenced_patterns(self) -> list[tuple[re.Pattern[str], str, int]]: ...
+    @property
+    def scan_budget_hits(self) -> dict[str, tuple[BudgetHit, ...]]: ...
+    def shell_files(self) -> list[str]: ...
+    def options(self) -> Options: ...
+    def digest(self, path: str) -> str | None: ...
 
 
 def linear(pattern: str) -> Any:
@@ -26,7 +48,7 @@ def linear(pattern: str) -> Any:
 
 
 
-def scan_references(facts: Facts, fs: FileSystem) -> None:
+def scan_references(facts: Host, fs: FileSystem) -> None:
     """Scripts sourced or run by other scripts.
 
     A script whose file name appears (outside comments) in another shell file counts as
@@ -91,7 +113,7 @@ def scan_references(facts: Facts, fs: FileSystem) -> None:
                     facts.referenced_patterns.append((to_regex(e.target), path, e.loc.line))
 
 
-def _scan(facts: Facts, fs: FileSystem, opts: Options, path: str) -> Result | None:
+def _scan(facts: Host, fs: FileSystem, opts: Options, path: str) -> Result | None:
     """The scan-mode evaluation of one file, kept across lints like a launcher's
     (``bot.repo.evalcache``: same text, same answers from the tree); None: no script."""
     store, k = evalcache.slot(facts, path, facts.tree.resolve(path) or path, persist=True, mode="scan")

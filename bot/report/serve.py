@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from bot.launches.gather import engine_of
+from bot.launches.launch import Launch
 from bot.report import visible
-from bot.serve.gather import engine_of
-from bot.serve.launch import Launch
 from bot.serve.model import Command
 
 VERSION = 1

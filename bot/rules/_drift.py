@@ -3,7 +3,7 @@ its base sibling's.
 
 The engine flags and engine environment of the server a variant point starts, against the
 server the base starts where the two evaluated points match best (one evaluation of the
-base script per pair, made by ``bot.serve.specview.base_server``), leaving out what the
+base script per pair, made by ``bot.launches.specview.base_server``), leaving out what the
 rule does not report: the speculative settings, config-file paths, values the command
 cannot know, values that follow from the points' own inputs, a parallel size of 1 against
 none and token budgets raised for the draft tokens. Also the search-space shape of a point
@@ -18,14 +18,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bot.launches.launch import concurrencies
+from bot.launches.specview import Site, base_server
 from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts, Run
 from bot.rules import _spec
 from bot.serve import tables
-from bot.serve.launch import concurrencies
 from bot.serve.model import MARK, Command, engine_env
 from bot.serve.specenv import table
-from bot.serve.specview import Site, base_server
 from bot.shell.values import lit, render
 
 _NOT_SHAPE = frozenset({"conc-list", "conc-start", "conc-end", "spec-decoding", "additional-settings"})

@@ -1,7 +1,7 @@
 """Shared by the speculative-decoding rules: the sites they judge, where a setting was
 written, and how the points of a finding are named.
 
-The sites come from ``bot.serve.specview`` (the server each point's script starts). A site
+The sites come from ``bot.launches.specview`` (the server each point's script starts). A site
 whose entry runs a base script while its ``_mtp`` variant exists is left out: the launcher
 that ignores the variant (ignored-variant) already explains why that entry does not
 speculate (one finding per root cause).
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from bot.launches.specview import Site, sites
 from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts
 from bot.repo.yamlfile import YMap
 from bot.serve.model import Command
-from bot.serve.specview import Site, sites
 
 # Keys of a command's ``sources`` that hold its speculative settings, per engine
 SPEC_ARGS = {

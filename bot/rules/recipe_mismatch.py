@@ -96,11 +96,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from bot.findings import Finding, Related, Severity
+from bot.launches.gather import engine_of
 from bot.recipes.attach import attached
 from bot.recipes.compare import Comparison, comparisons
 from bot.recipes.model import Difference
 from bot.repo.facts import Facts
-from bot.serve.gather import engine_of
 from bot.settings import Config
 
 ID = "recipe-mismatch"

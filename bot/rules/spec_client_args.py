@@ -51,11 +51,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from bot.findings import Finding, Related, Severity
+from bot.launches.specview import Site
 from bot.repo.facts import Facts
 from bot.repo.speculators import client_requirements
 from bot.rules import _spec
 from bot.serve.model import MARK
-from bot.serve.specview import Site
 from bot.settings import Config
 from bot.shell import ir
 from bot.shell.values import Val, render

@@ -2,7 +2,7 @@
 
 What it does:
     Reads the speculative settings of every server a point's script starts (as ``serve``
-    reads them, ``bot.serve.specview``) and holds them against what the engine version in the
+    reads them, ``bot.launches.specview``) and holds them against what the engine version in the
     entry's ``image`` accepts. The method names, config keys and requirements come from shipped
     tables (``bot/serve/tables/spec_methods.json``), each read from a named file of the engine
     at a named tag; an image whose tag names no version (``nightly-<sha>``) is judged by the
@@ -63,11 +63,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from bot.findings import Finding, Related, Severity
+from bot.launches.specview import Site
 from bot.repo.facts import Facts
 from bot.rules import _spec
 from bot.serve import specdata
 from bot.serve.model import MARK, Command
-from bot.serve.specview import Site
 from bot.settings import Config
 
 ID = "spec-config-invalid"

@@ -51,11 +51,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from bot.findings import Finding, Related, Severity
+from bot.launches.specview import Site, eval_site
 from bot.repo.facts import Facts
 from bot.repo.speculators import ModelPolicy, SpecPolicy
 from bot.rules import _spec
 from bot.serve.model import MARK, Command
-from bot.serve.specview import Site, eval_site
 from bot.settings import Config
 
 ID = "spec-draft-not-allowed"

@@ -119,11 +119,11 @@ import re
 from collections.abc import Iterator
 
 from bot.findings import Finding, Related, Severity
+from bot.launches.specview import Site
 from bot.repo.facts import Facts
 from bot.rules import _spec
 from bot.serve.model import Command
 from bot.serve.specenv import SpecVar, spec_var, text_of, version_of
-from bot.serve.specview import Site
 from bot.settings import Config
 
 ID = "spec-env-not-exported"

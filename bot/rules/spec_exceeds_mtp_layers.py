@@ -52,13 +52,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from bot.findings import Finding, Related, Severity
+from bot.launches.specview import Site
 from bot.repo.configs import Point
 from bot.repo.facts import Facts
 from bot.rules import _spec
 from bot.rules.spec_config_invalid import value_line, yaml_line
 from bot.serve import specdata
 from bot.serve.model import MARK, Command
-from bot.serve.specview import Site
 from bot.settings import Config
 
 ID = "spec-exceeds-mtp-layers"

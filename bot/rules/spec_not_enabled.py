@@ -3,7 +3,7 @@
 What it does:
     For every search-space point whose ``spec-decoding`` is not ``none`` (InferenceX's
     ``mtp`` covers native MTP heads and EAGLE drafts alike), reads the server command the
-    dispatched script starts, as ``serve`` reads it (``bot.serve.specview``): vLLM
+    dispatched script starts, as ``serve`` reads it (``bot.launches.specview``): vLLM
     ``--speculative-config`` (any spelling), SGLang ``--speculative-algorithm`` and its
     companions, TRT-LLM ``speculative_config`` in the ``--extra_llm_api_options`` file, ATOM
     ``--method``. A server with none of them is reported: at the line where the settings
@@ -48,10 +48,10 @@ import re
 from collections.abc import Iterator
 
 from bot.findings import Finding, Related, Severity
+from bot.launches.specview import Site, eval_site
 from bot.repo.facts import Facts
 from bot.rules import _spec
 from bot.serve import specswitch
-from bot.serve.specview import Site, eval_site
 from bot.settings import Config
 
 ID = "spec-not-enabled"

@@ -3,7 +3,7 @@
 What it does:
     For every search-space point whose ``spec-decoding`` is ``none`` (or not given) and
     whose dispatched script says anything speculative, reads the server command the script
-    starts (``bot.serve.specview``, as ``serve`` reads it). A server with speculative
+    starts (``bot.launches.specview``, as ``serve`` reads it). A server with speculative
     settings (vLLM ``--speculative-config``, SGLang ``--speculative-algorithm``, TRT-LLM
     ``speculative_config``, ATOM ``--method``) is reported at the line that sets them, with
     the method and token count. Multinode recipes count when a worker speculates. When only
@@ -37,10 +37,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from bot.findings import Finding, Related, Severity
+from bot.launches.specview import Site
 from bot.repo.facts import Facts
 from bot.rules import _spec
 from bot.serve.model import Command
-from bot.serve.specview import Site
 from bot.settings import Config
 
 ID = "spec-unexpected"

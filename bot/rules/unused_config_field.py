@@ -9,7 +9,7 @@ What it does:
     may still set it its own way (``--enable-expert-parallel --data-parallel-size $TP`` at
     TP 8 is expert parallelism 8): for the parallelism fields (``ep``, ``dp-attn``, ``pp``,
     ``dcp-size``) the value the server really runs with, as ``serve`` reads its command
-    (``bot.serve.parallel``), is held against the label, and only a difference is reported;
+    (``bot.launches.parallel``), is held against the label, and only a difference is reported;
     where the command cannot tell, nothing is. Other fields are reported when the script
     never reads their variable. Also reported: the workflows never forward the field to the
     launcher's env at all (an input the template accepts and drops). One finding per entry
@@ -55,13 +55,13 @@ from dataclasses import field as dataclass_field
 from typing import Any
 
 from bot.findings import Finding, Related, Severity
+from bot.launches import parallel
 from bot.repo import ghexpr as gx
 from bot.repo.configs import Point
 from bot.repo.facts import Facts, Run
 from bot.repo.points import point_key
 from bot.repo.wfcalls import LauncherCall
 from bot.repo.yamlfile import YMap
-from bot.serve import parallel
 from bot.settings import Config
 from bot.shell.values import known
 

@@ -3,7 +3,7 @@
 ``switches(script)`` finds the conditionals (``if``, ``case``, ``[ ... ] && X=...``) of a
 parsed script, functions of the same file included, that test a variable and have a branch
 whose text holds a speculative setting (``--speculative-config``, ``SPEC_ARGS``,
-``decoding_type``...). The spec view (``bot.serve.specview``) evaluates the points of a
+``decoding_type``...). The spec view (``bot.launches.specview``) evaluates the points of a
 group one by one only for scripts with such a switch on a variable that differs between
 them (``case "$CONC"``, ``if [ "$TP" -gt 4 ]``, ``EVAL_ONLY``); every other script is
 evaluated once per group, as lint evaluates launchers. Facts only, no judgement.
@@ -93,7 +93,7 @@ def spec_vars(script: ir.Script) -> frozenset[str]:
     that choose a speculative setting test, those read where a setting is written (a spec
     flag's value, ``SPEC_CONFIG="...$N..."``), and, transitively, those read by the
     assignments of any of them. An evaluation of the script stands for another env that
-    agrees on these (``bot.serve.specview``)."""
+    agrees on these (``bot.launches.specview``)."""
     src = script.source
     assigned: dict[str, set[str]] = {}
     need: set[str] = set(switches(script))

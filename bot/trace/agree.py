@@ -21,9 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.launches.launch import Launch
 from bot.repo.configs import Entry
 from bot.repo.facts import Facts
-from bot.serve.launch import Launch
 from bot.serve.model import MARK, Command
 from bot.trace.run import Traced
 
@@ -47,8 +47,8 @@ Key = tuple[int, int, "str | None", str]
 def static_launches(facts: Facts, entries: Sequence[Entry], all_points: bool = False) -> dict[Key, Launch]:
     """``serve``'s answer for ``entries``, by (entry, point, concurrency, launcher), from the
     lint's facts with the serve sinks on (``serve_facts``)."""
-    from bot.serve.gather import gather as gather_serve
-    from bot.serve.gather import serve_facts
+    from bot.launches.gather import gather as gather_serve
+    from bot.launches.gather import serve_facts
 
     twin = serve_facts(facts)
     unique = list({id(e): e for e in entries}.values())

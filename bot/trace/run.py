@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.launches.gather import SERVE_ENV
+from bot.launches.launch import concurrencies
 from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts
 from bot.repo.points import representatives
 from bot.serve.client import normalize_client
 from bot.serve.engines import detect
-from bot.serve.gather import SERVE_ENV
-from bot.serve.launch import concurrencies
 from bot.serve.model import Command, File, Tok
 from bot.serve.normalize import normalize
 from bot.shell.values import Unk, Val

@@ -12,7 +12,7 @@ import time
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bot.serve.gather import _command, sinks
+from bot.launches.gather import _command, sinks
 from bot.serve.model import Command
 from bot.shell import bashlex_front
 from bot.shell.budget import Limits

@@ -21,13 +21,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bot.config import load_config  # noqa: E402
+from bot.launches.gather import gather as gather_serve  # noqa: E402
+from bot.launches.gather import sinks  # noqa: E402
 from bot.lint import lint  # noqa: E402
 from bot.repo import evalcache, parsed  # noqa: E402
 from bot.repo.facts import gather  # noqa: E402
 from bot.repo.git import open_tree  # noqa: E402
 from bot.report.serve import to_json  # noqa: E402
-from bot.serve.gather import gather as gather_serve  # noqa: E402
-from bot.serve.gather import sinks  # noqa: E402
 from bot.shell import options, wordops  # noqa: E402
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import bot.serve.specview as specview
+import bot.launches.specview as specview
 from bot.config import Config
 from bot.findings import Finding
 from bot.lint import lint

@@ -1,12 +1,12 @@
-"""The engine args of multinode recipes (``bot.serve.multinode.recipe_workers``), read with
+"""The engine args of multinode recipes (``bot.launches.multinode.recipe_workers``), read with
 the repo's YAML reader."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from bot.launches.multinode import recipe_workers
 from bot.repo.yamlfile import YMap, load
-from bot.serve.multinode import recipe_workers
 
 RECIPE = """\
 model:

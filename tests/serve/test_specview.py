@@ -1,4 +1,4 @@
-"""The spec rules' view (bot.serve.specview) and its static helpers (bot.serve.specswitch),
+"""The spec rules' view (bot.launches.specview) and its static helpers (bot.serve.specswitch),
 through real parses and real lints of fixture repos."""
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from bot.config import load_config
+from bot.launches import specview
 from bot.lint import lint
 from bot.repo.tree import WorkTree
-from bot.serve import specswitch, specview
+from bot.serve import specswitch
 from bot.shell import default_parser
 from tests.conftest import FIXTURES, copy_repo
 
@@ -145,8 +146,8 @@ def test_base_sibling_drops_the_spec_word() -> None:
 def test_the_switch_facts_are_kept_by_the_script_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A warm lint reads a script's switches from the persistent cache: it parses nothing."""
     from bot import cache
+    from bot.launches import specstatic
     from bot.repo.facts import Facts, gather
-    from bot.serve import specstatic
 
     monkeypatch.setenv("BENCHBOT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("BENCHBOT_NO_CACHE", raising=False)

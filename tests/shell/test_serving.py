@@ -3,7 +3,7 @@ tree-sitter front-end and the real ``bot.serve`` sink test."""
 
 from __future__ import annotations
 
-from bot.serve.gather import sinks
+from bot.launches.gather import sinks
 from bot.shell.evaluate import Evaluator, Handed, Options, Result, Served
 from bot.shell.parse import parse
 from bot.shell.values import Unk, describe, known, lit

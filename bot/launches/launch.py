@@ -1,6 +1,6 @@
 """A launch: one (entry, point, launcher), the script it runs and what that script serves; and
-the concurrencies a point runs at. The records ``bot.serve.gather`` (single node) and
-``bot.serve.multinode`` (recipes of a hand-off) both make.
+the concurrencies a point runs at. The records ``bot.launches.gather`` (single node) and
+``bot.launches.multinode`` (recipes of a hand-off) both make.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What a benchmark script's text says about its speculative switches (``bot.serve.specswitch``),
 once per lint and kept in the persistent cache by the script's text, so that a warm lint
-parses no script for the spec rules' view (``bot.serve.specview``). Facts only.
+parses no script for the spec rules' view (``bot.launches.specview``). Facts only.
 
 Stored as JSON (data only), decoded by ``bot.cachejson`` (an entry of another shape is a
 miss, worked out again); in CI read only when sealed (``bot.cachetrust``).

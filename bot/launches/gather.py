@@ -5,7 +5,7 @@ with the serve sinks on (``bot.shell.serving``); each benchmark script it dispat
 then evaluated under the environment that reaches it (``Handed``: the launcher's exports,
 or what crosses ``docker run -e`` / ``srun --export``). The server and client commands the
 script starts (``Served``) are normalized by :func:`bot.serve.normalize`. Entries handed
-to an external tool read their engine args from the recipe (:mod:`bot.serve.multinode`).
+to an external tool read their engine args from the recipe (:mod:`bot.launches.multinode`).
 
 Facts only: nothing here says a command is wrong. What could not be resolved is kept
 as a reason, never guessed.
@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 
+from bot.launches.launch import Launch, concurrencies
 from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts
 from bot.repo.labels import launcher_candidates
 from bot.repo.points import representatives
 from bot.serve import detect, normalize, normalize_client
-from bot.serve.launch import Launch, concurrencies
 from bot.serve.model import MARK, Command, File, Tok, engine_env, engine_env_var
 from bot.shell.evaluate import Handed, Loc, Result, Served, Sink
 from bot.shell.values import Val, known, lit, render
@@ -95,7 +95,7 @@ def gather(facts: Facts, entries: list[Entry], all_points: bool = False,
     every point at every concurrency; ``points_of``: these points, at their first concurrency).
     A multinode entry handed to a tool lists every point: each names its own recipe, and
     reading one evaluates nothing."""
-    from bot.serve.multinode import recipe_launches
+    from bot.launches.multinode import recipe_launches
 
     labels = facts.runners.labels
     conc_var = facts.profile.conc_var

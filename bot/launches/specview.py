@@ -31,20 +31,21 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from bot.launches import specstatic
+from bot.launches.gather import SERVE_ENV, _command, handed_env, serve_facts
+from bot.launches.gather import unexported as unexported_vars
+from bot.launches.launch import concurrencies
 from bot.repo import parsed
 from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts, Run
 from bot.repo.points import point_key
-from bot.serve import specstatic, specswitch
-from bot.serve.gather import SERVE_ENV, _command, handed_env, serve_facts
-from bot.serve.gather import unexported as unexported_vars
-from bot.serve.launch import concurrencies
+from bot.serve import specswitch
 from bot.serve.model import ENGINES, MARK, Command
 from bot.shell.state import Handed
 from bot.shell.values import Val, known, lit, render
 
 MAX_POINT_SITES = 48  # evaluations one group may spend on a per-point switch
-# Paths a script's evaluation keeps apart: fewer than ``serve``'s (bot.serve.gather.SCRIPT_PATHS,
+# Paths a script's evaluation keeps apart: fewer than ``serve``'s (bot.launches.gather.SCRIPT_PATHS,
 # 4) halves the cost; on InferenceX HEAD every server command read is the same with 2 as with 4.
 SCRIPT_PATHS = 2
 
@@ -150,7 +151,7 @@ def _run_sites(facts: Facts, run: Run, group: list[Point]) -> list[Site]:
 def _launcher_env(facts: Facts, entry: Entry, point: Point, run: Run,
                   names: tuple[str, ...] | None = None) -> dict[str, Val]:
     """The env the launcher starts with for ``point``, in the run ``serve`` models (the
-    benchmark run: ``EVAL_ONLY=false``, as bot.serve.gather.SERVE_ENV); only ``names`` of it
+    benchmark run: ``EVAL_ONLY=false``, as bot.launches.gather.SERVE_ENV); only ``names`` of it
     when given."""
     env = facts.env_for(entry, point, run.node, run.label) if names is None else \
         facts.envs.env_some(entry, point, run.node, run.label, names)
@@ -243,7 +244,7 @@ def _site(facts: Facts, run: Run, point: Point, points: tuple[Point, ...], conc:
 
 
 def _recipe_sites(facts: Facts) -> list[Site]:
-    from bot.serve.multinode import recipe_launches
+    from bot.launches.multinode import recipe_launches
 
     out: list[Site] = []
     hints: dict[str, bool] = {}

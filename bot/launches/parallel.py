@@ -104,7 +104,7 @@ def servers_at(facts: Facts, entry: Entry, points: list[Point]) -> Iterator[tupl
     as ``serve`` sees them: the lint's own facts with the serve sinks on (what was read is shared;
     evaluations are not: with sinks they record more), made once per lint (``facts.memo``) and
     only when a rule asks."""
-    from bot.serve.gather import gather, serve_facts
+    from bot.launches.gather import gather, serve_facts
 
     served = serve_facts(facts)
     twin = next((e for e in served.entries if e.name == entry.name and e.path == entry.path), None)

@@ -20,12 +20,12 @@ from typing import Any
 
 import yaml
 
+from bot.launches.launch import Launch, concurrencies
 from bot.repo import recipefile
 from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts
 from bot.repo.yamlfile import YList, YMap
 from bot.serve import normalize
-from bot.serve.launch import Launch, concurrencies
 from bot.serve.model import Command, File, Tok
 
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
