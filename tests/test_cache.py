@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bot import cache
-from bot.shell import ir
+from bot.shell.ir import nodes as ir
 from tests.conftest import FIXTURES, ROOT, copy_repo
 
 
@@ -144,7 +144,7 @@ def test_syntax_checks_are_kept_by_text(where: Path) -> None:
     """A warm lint parses no file it does not evaluate: the check's errors come back from
     the cache, positions whole; a damaged entry is checked again."""
     from bot.repo import parsed
-    from bot.shell.parse_tree import syntax_errors
+    from bot.shell.front.parse_tree import syntax_errors
 
     calls: list[bytes] = []
 

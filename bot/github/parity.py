@@ -28,7 +28,7 @@ from bot.report import markdown as md
 from bot.report.recipes import markdown
 from bot.rules import recipe_mismatch
 from bot.settings import Config
-from bot.shell.values import known
+from bot.shell.ir.values import known
 
 MAX_ENTRIES = 12  # entries compared in one summary (the rest are named)
 

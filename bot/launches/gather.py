@@ -1,7 +1,7 @@
 """What each (entry, point, launcher) serves: the chain followed into the benchmark script.
 
 For every entry and search-space point the launcher is evaluated under the entry's env
-with the serve sinks on (``bot.shell.serving``); each benchmark script it dispatches is
+with the serve sinks on (``bot.shell.evaluator.serving``); each benchmark script it dispatches is
 then evaluated under the environment that reaches it (``Handed``: the launcher's exports,
 or what crosses ``docker run -e`` / ``srun --export``). The server and client commands the
 script starts (``Served``) are normalized by :func:`bot.serve.normalize`. Entries handed
@@ -23,8 +23,8 @@ from bot.repo.labels import launcher_candidates
 from bot.repo.points import representatives
 from bot.serve import detect, normalize, normalize_client
 from bot.serve.model import MARK, Command, File, Tok, engine_env, engine_env_var
-from bot.shell.evaluate import Handed, Loc, Result, Served, Sink
-from bot.shell.values import Val, known, lit, render
+from bot.shell.evaluator.evaluate import Handed, Loc, Result, Served, Sink
+from bot.shell.ir.values import Val, known, lit, render
 
 # The run serve models is the benchmark (throughput) run, not an eval-only one: in
 # InferenceX ``EVAL_ONLY=true`` starts the server with an eval context length instead.

@@ -41,8 +41,8 @@ from bot.repo.facts import Facts, Run
 from bot.repo.points import point_key
 from bot.serve import specswitch
 from bot.serve.model import ENGINES, MARK, Command
-from bot.shell.state import Handed
-from bot.shell.values import Val, known, lit, render
+from bot.shell.evaluator.state import Handed
+from bot.shell.ir.values import Val, known, lit, render
 
 MAX_POINT_SITES = 48  # evaluations one group may spend on a per-point switch
 # Paths a script's evaluation keeps apart: fewer than ``serve``'s (bot.launches.gather.SCRIPT_PATHS,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from bot.findings import Finding
 from bot.map.chain import Node, Route, by_entry, routes, status
-from bot.shell.values import known
+from bot.shell.ir.values import known
 
 if TYPE_CHECKING:
     from bot.launches.launch import Launch

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bot.repo.configs import Entry, Point
-from bot.shell.values import describe, known
+from bot.shell.ir.values import describe, known
 
 if TYPE_CHECKING:
     from bot.launches.launch import Launch
     from bot.repo.facts import Facts, Run
     from bot.serve.model import Command
-    from bot.shell.evaluate import Dispatch
+    from bot.shell.evaluator.evaluate import Dispatch
 
 KINDS = ("config", "workflow", "runner", "launcher", "script", "handoff", "server", "client")
 MAX_DETAIL = 12  # detail lines a node shows (recipes of a hand-off), the rest counted

@@ -36,7 +36,7 @@ from typing import Any
 import tree_sitter
 import tree_sitter_javascript
 
-Node = Any  # tree_sitter.Node (kept loose, like bot.shell.parse_tree)
+Node = Any  # tree_sitter.Node (kept loose, like bot.shell.front.parse_tree)
 
 MAX_BYTES = 2 * 1024 * 1024  # a module larger than this is refused
 MAX_DEPTH = 64  # nesting of objects, arrays and parentheses

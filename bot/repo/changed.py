@@ -9,7 +9,7 @@ import json
 
 from bot.repo.configs import Entry
 from bot.repo.facts import Facts
-from bot.shell.values import known
+from bot.shell.ir.values import known
 
 
 def _canonical(entry: Entry) -> str:

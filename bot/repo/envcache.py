@@ -35,7 +35,7 @@ from bot import cache
 from bot.cachejson import Refused, boolean, obj, string
 from bot.repo import evalcache
 from bot.repo.parsed import shared
-from bot.shell.values import Unk, Val
+from bot.shell.ir.values import Unk, Val
 
 FORMAT = "1"
 BUCKETS = 16

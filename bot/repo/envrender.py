@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.repo.configs import AGENTIC, Entry, Point
-from bot.shell.values import Val, lit, unknown
+from bot.shell.ir.values import Val, lit, unknown
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 

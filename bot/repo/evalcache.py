@@ -35,11 +35,12 @@ from bot import cache
 from bot.cachejson import Refused, array, boolean, integer, obj, string
 from bot.repo import parsed
 from bot.repo.host import Host
-from bot.shell import ir, state
-from bot.shell.budget import BudgetHit
-from bot.shell.options import FileSystem, PathResult, Result
-from bot.shell.reads import presence_key
-from bot.shell.values import Unk, Val
+from bot.shell.evaluator import state
+from bot.shell.evaluator.budget import BudgetHit
+from bot.shell.evaluator.options import FileSystem, PathResult, Result
+from bot.shell.evaluator.reads import presence_key
+from bot.shell.ir import nodes as ir
+from bot.shell.ir.values import Unk, Val
 
 MAX_PER_KEY = 512  # entries per launcher text and options: (entry, point) envs of one launcher (InferenceX: up to 98)
 FORMAT = "2"  # positional fields

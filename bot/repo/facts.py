@@ -31,12 +31,13 @@ from bot.repo.references import scan_references
 from bot.repo.runs import Run as Run  # re-exported: where most readers look for it
 from bot.repo.tree import Tree
 from bot.repo.wfcalls import Workflows
-from bot.shell import default_parser, ir
-from bot.shell.budget import BudgetHit, Limits
-from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Options, Result, Sink
-from bot.shell.nesting import is_too_deep
-from bot.shell.reads import presence_key
-from bot.shell.values import Val
+from bot.shell import default_parser
+from bot.shell.evaluator.budget import BudgetHit, Limits
+from bot.shell.evaluator.evaluate import Dispatch, Evaluator, FileSystem, Options, Result, Sink
+from bot.shell.evaluator.reads import presence_key
+from bot.shell.ir import nodes as ir
+from bot.shell.ir.nesting import is_too_deep
+from bot.shell.ir.values import Val
 from bot.suppress import Suppression
 from bot.suppress import parse_files as parse_suppressions
 
@@ -103,7 +104,7 @@ class Facts:
     scan_budget_hits: dict[str, tuple[BudgetHit, ...]] = field(default_factory=dict)
     undecided: list[str] = field(default_factory=list)  # files ``bash -n`` gave no verdict on in time
     # The serve sinks (``bot.launches.gather.sinks``): evaluations record servers, clients,
-    # written files and hand-off environments (``bot.shell.serving``). None for lint.
+    # written files and hand-off environments (``bot.shell.evaluator.serving``). None for lint.
     sinks: Callable[[list[Val]], Sink | None] | None = None
     # Sink kinds at which a path ends besides the client (``bot.launches.specview``: the server)
     stop_at: frozenset[str] = frozenset()
@@ -140,7 +141,7 @@ class Facts:
 
     # ------------------------------------------------------------ evaluation
     def options(self) -> Options:
-        from bot.shell.evaluate import DEFAULT_WRAPPERS
+        from bot.shell.evaluator.evaluate import DEFAULT_WRAPPERS
 
         scripts = self._all_scripts
         return Options(

@@ -10,7 +10,7 @@ from collections.abc import Collection
 from typing import Any, Protocol
 
 from bot.repo.tree import Tree
-from bot.shell import ir
+from bot.shell.ir import nodes as ir
 
 
 class Settings(Protocol):

@@ -42,8 +42,8 @@ from bot.repo.profile import Profile
 from bot.repo.recipefile import Container
 from bot.repo.runs import Run
 from bot.repo.yamlfile import Mark, YamlError, pos_of
-from bot.shell.evaluate import Loc, Ran
-from bot.shell.values import Val, known
+from bot.shell.evaluator.evaluate import Loc, Ran
+from bot.shell.ir.values import Val, known
 
 COPIES = frozenset({"cp"})  # commands that copy repo files into the tool's checkout
 

@@ -25,7 +25,7 @@ from bot.repo.profile import Profile, build_env, render
 from bot.repo.references import linear
 from bot.repo.tree import Tree
 from bot.repo.wfcalls import LauncherCall, Workflows
-from bot.shell.values import Val, known, lit
+from bot.shell.ir.values import Val, known, lit
 
 _TERNARY = linear(r"(?m)^\s+([A-Z_][A-Z0-9_]*):\s*\$\{\{\s*inputs\.([\w-]+)\s*==\s*'([^']*)'\s*&&\s*"
                   r"'([^']*)'\s*\|\|\s*'([^']*)'\s*\}\}\s*$")

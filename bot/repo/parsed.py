@@ -25,10 +25,10 @@ from typing import Any, TypeVar
 from bot import cache
 from bot.cachejson import array, integer, string
 from bot.repo.host import Host
-from bot.shell import ir
-from bot.shell.needs import Need
-from bot.shell.needs import needs as find_needs
-from bot.shell.state import Loc
+from bot.shell.analysis.needs import Need
+from bot.shell.analysis.needs import needs as find_needs
+from bot.shell.evaluator.state import Loc
+from bot.shell.ir import nodes as ir
 
 MAX = 16384  # entries
 MAX_BYTES = 256 << 20  # and the inputs they were made from
@@ -112,7 +112,7 @@ def text(facts: Host, path: str) -> str | None:
 
 
 def needs(facts: Host, path: str) -> list[Need]:
-    """``bot.shell.needs`` of the script at ``path``, kept in the persistent cache by its text
+    """``bot.shell.analysis.needs`` of the script at ``path``, kept in the persistent cache by its text
     (a warm lint need not parse the benchmark scripts env-not-passed reads)."""
     memo: dict[str, list[Need]] = facts.memo.setdefault("script-needs", {})
     if path in memo:

@@ -26,8 +26,8 @@ from bot.repo.launchenv import EnvSource
 from bot.repo.runs import Run
 from bot.repo.tree import Tree
 from bot.repo.wfcalls import Workflows
-from bot.shell.evaluate import Result
-from bot.shell.values import Val
+from bot.shell.evaluator.evaluate import Result
+from bot.shell.ir.values import Val
 
 SAMPLES = 1  # entries evaluated per (path, launcher, set of differing relevant variables)
 

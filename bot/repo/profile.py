@@ -13,8 +13,8 @@ from typing import Any
 
 from bot.repo.configs import AGENTIC, Entry, Point
 from bot.repo.envrender import EnvSpec, additional_settings, render, seq_name
-from bot.shell import budget as _budget
-from bot.shell.values import Val, unknown
+from bot.shell.evaluator import budget as _budget
+from bot.shell.ir.values import Val, unknown
 
 # Environment the benchmark workflow passes to the launcher. "{field}" reads the
 # search-space point, then its scenario block, then the entry; "{field|default}";
@@ -168,7 +168,7 @@ class Profile:
         default_factory=lambda: {"recipes/": "benchmarks/multi_node/srt-slurm-recipes/"})
     variants: tuple[Variant, ...] = DEFAULT_VARIANTS
     max_paths: int = 16
-    # The budget of one evaluation (bot.shell.budget; capped by its hard maxima): steps
+    # The budget of one evaluation (bot.shell.evaluator.budget; capped by its hard maxima): steps
     # (statements and words executed), seconds of wall clock, bytes per value.
     max_steps: int = _budget.MAX_STEPS
     max_seconds: float = _budget.MAX_SECONDS

@@ -11,10 +11,10 @@ from typing import Any, Protocol
 from bot.repo import evalcache, host, parsed
 from bot.repo.configs import ConfigFile
 from bot.repo.profile import Profile
-from bot.shell.budget import BudgetHit
-from bot.shell.evaluate import Dispatch, Evaluator, FileSystem, Sourced
-from bot.shell.options import Options, Result
-from bot.shell.values import known, leading, re2_compile, to_regex
+from bot.shell.evaluator.budget import BudgetHit
+from bot.shell.evaluator.evaluate import Dispatch, Evaluator, FileSystem, Sourced
+from bot.shell.evaluator.options import Options, Result
+from bot.shell.ir.values import known, leading, re2_compile, to_regex
 
 
 class Host(host.Host, Protocol):

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bot.repo.configs import Entry, Point
-from bot.shell.budget import BudgetHit
-from bot.shell.evaluate import Dispatch, Loc, Ran, Result
+from bot.shell.evaluator.budget import BudgetHit
+from bot.shell.evaluator.evaluate import Dispatch, Loc, Ran, Result
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Run:
     exits: tuple[Loc, ...] = ()  # where paths that dispatch nothing end with ``exit``
     handoffs: tuple[Ran, ...] = ()  # external job tools the launcher runs (srtctl)
     copies: tuple[Ran, ...] = ()  # ``cp`` commands on the same paths (recipes into the tool's checkout)
-    # Budgets the evaluation ran out of (bot.shell.budget): with a fatal one (steps,
+    # Budgets the evaluation ran out of (bot.shell.evaluator.budget): with a fatal one (steps,
     # deadline) ``dispatches`` is empty and what the entry runs is unknown.
     budget_hits: tuple[BudgetHit, ...] = ()
     result: Result | None = field(default=None, compare=False, repr=False)  # the evaluation (reads, hand-offs)

@@ -21,7 +21,7 @@ from bot.repo.profile import Profile, render
 from bot.repo.tree import glob_match
 from bot.repo.wfcalls import LauncherCall, Workflows
 from bot.repo.workflows import input_default
-from bot.shell.values import Val, known, lit, unknown
+from bot.shell.ir.values import Val, known, lit, unknown
 
 # Variables GitHub's runner sets itself on every job (the rest of GITHUB_*/RUNNER_* are the
 # profile's unknown-env): the launcher sees them whatever the workflow says.

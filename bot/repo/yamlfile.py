@@ -22,7 +22,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 
 from bot.repo.parsed import shared
-from bot.shell.frozen import quick_init
+from bot.shell.ir.frozen import quick_init
 
 try:
     _Loader: type = yaml.CSafeLoader
@@ -36,7 +36,7 @@ MAX_DEPTH = 200  # nested mappings/lists (libyaml itself stops at 1000)
 _STR = "tag:yaml.org,2002:str"
 
 
-@quick_init  # one per key and value: ``bot.shell.frozen``
+@quick_init  # one per key and value: ``bot.shell.ir.frozen``
 @dataclass(frozen=True, slots=True)
 class Mark:
     line: int

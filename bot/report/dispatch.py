@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from bot.repo.facts import Facts, Run
 from bot.report import visible
-from bot.shell.values import describe, known
+from bot.shell.ir.values import describe, known
 
 
 def workflow_of(facts: Facts, run: Run) -> str:

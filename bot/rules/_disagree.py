@@ -17,8 +17,8 @@ from typing import Any
 from bot.repo.facts import Facts, Run
 from bot.repo.points import point_key
 from bot.rules._variants import Miss, misses
-from bot.shell.state import Dispatch, Loc
-from bot.shell.values import known
+from bot.shell.evaluator.state import Dispatch, Loc
+from bot.shell.ir.values import known
 
 
 @dataclass

@@ -26,7 +26,7 @@ from bot.rules import _spec
 from bot.serve import tables
 from bot.serve.model import MARK, Command, engine_env
 from bot.serve.specenv import table
-from bot.shell.values import lit, render
+from bot.shell.ir.values import lit, render
 
 _NOT_SHAPE = frozenset({"conc-list", "conc-start", "conc-end", "spec-decoding", "additional-settings"})
 _DEFAULT = re.compile(r"\{([a-z0-9.\-]+)\|([^}]+)\}")

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from bot.repo import parsed
 from bot.repo.facts import Facts, Run
 from bot.repo.wfcalls import EnvVar, LauncherCall
-from bot.shell.evaluate import Result
-from bot.shell.needs import Need
-from bot.shell.state import Exited, Handed, Read
-from bot.shell.values import Val, known
+from bot.shell.analysis.needs import Need
+from bot.shell.evaluator.evaluate import Result
+from bot.shell.evaluator.state import Exited, Handed, Read
+from bot.shell.ir.values import Val, known
 
 FAILS = ("guard", "check", "nounset")  # reads of an unset variable that end the job
 
@@ -73,7 +73,7 @@ class Missing:
 
 
 def missing_needs(facts: Facts, result: Result | None, env: Mapping[str, Val]) -> list[Missing]:
-    """Variables the scripts a run dispatches need (``bot.shell.needs``) that do not reach
+    """Variables the scripts a run dispatches need (``bot.shell.analysis.needs``) that do not reach
     them: not crossing a docker ``-e`` / ``srun --export`` list, or not set at all."""
     if result is None:
         return []

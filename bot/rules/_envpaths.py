@@ -15,7 +15,7 @@ from bot.repo.paths import PathRun
 from bot.repo.wfcalls import LauncherCall
 from bot.rules._envneeds import FAILS, Outcome, main_reads_unset, missing_needs, outcome, reads
 from bot.rules._variants import entries_text
-from bot.shell.values import Val, known
+from bot.shell.ir.values import Val, known
 
 
 @dataclass

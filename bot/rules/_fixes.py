@@ -17,8 +17,8 @@ from bot.findings import Edit, Fix
 from bot.repo.facts import Facts
 from bot.repo.profile import Variant
 from bot.rules._variants import Miss, suffix_for, when_matches
-from bot.shell import ir
-from bot.shell.values import known
+from bot.shell.ir import nodes as ir
+from bot.shell.ir.values import known
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from typing import Any
 from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts, Run
 from bot.repo.profile import Variant
-from bot.shell.evaluate import Loc
-from bot.shell.values import known
+from bot.shell.evaluator.evaluate import Loc
+from bot.shell.ir.values import known
 
 MAX_SUBSET = 3  # variants combined in one candidate script (besides all of them at once)
 MAX_CANDIDATES = 256  # candidate scripts per dispatched script

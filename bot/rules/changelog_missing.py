@@ -86,8 +86,8 @@ from bot.repo.profile import Profile
 from bot.repo.tree import Tree
 from bot.rules._variants import entries_text
 from bot.settings import Config
-from bot.shell import same
-from bot.shell.values import known
+from bot.shell.front import same
+from bot.shell.ir.values import known
 
 ID = "changelog-missing"
 CODE = "BB111"
@@ -105,7 +105,7 @@ def check(facts: Facts, conf: Config) -> Iterator[Finding]:
 
 def changed_paths(base: Facts, head: Facts) -> set[str]:
     """The launchers and dispatched scripts of the head's runs whose statements differ on the
-    base (a change to comments or layout only is no change: :mod:`bot.shell.same`)."""
+    base (a change to comments or layout only is no change: :mod:`bot.shell.front.same`)."""
     candidates: set[str] = set()
     for run in head.runs:
         candidates.update((run.launcher, run.real))

@@ -40,7 +40,7 @@ from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
 from bot.rules._variants import entries_text, misses
 from bot.settings import Config
-from bot.shell.values import known, leading, to_regex
+from bot.shell.ir.values import known, leading, to_regex
 
 ID = "dead-script"
 CODE = "BB102"

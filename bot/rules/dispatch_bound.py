@@ -45,8 +45,8 @@ from collections.abc import Iterator
 from bot.findings import Finding, Severity
 from bot.repo.facts import Facts
 from bot.settings import Config
-from bot.shell.budget import BudgetHit
-from bot.shell.values import Unk
+from bot.shell.evaluator.budget import BudgetHit
+from bot.shell.ir.values import Unk
 
 ID = "dispatch-bound"
 CODE = "BB901"

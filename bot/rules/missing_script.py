@@ -48,7 +48,7 @@ from bot.rules import dead_script
 from bot.rules._disagree import covered
 from bot.rules._variants import closest
 from bot.settings import Config
-from bot.shell.values import describe, known, leading, to_regex, trailing
+from bot.shell.ir.values import describe, known, leading, to_regex, trailing
 
 ID = "missing-script"
 CODE = "BB101"

@@ -68,7 +68,7 @@ from bot.repo.facts import Facts
 from bot.repo.wfcalls import LauncherCall
 from bot.repo.wfenv import RUNNER_SET
 from bot.settings import Config
-from bot.shell.values import known
+from bot.shell.ir.values import known
 
 ID = "profile-overridden"
 CODE = "BB114"

@@ -31,7 +31,7 @@ from bot.findings import Finding, Severity
 from bot.repo.facts import Facts
 from bot.rules._entries import entries_of
 from bot.settings import Config
-from bot.shell.nesting import is_too_deep
+from bot.shell.ir.nesting import is_too_deep
 
 ID = "shell-syntax"
 CODE = "BB001"

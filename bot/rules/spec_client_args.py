@@ -57,8 +57,8 @@ from bot.repo.speculators import client_requirements
 from bot.rules import _spec
 from bot.serve.model import MARK
 from bot.settings import Config
-from bot.shell import ir
-from bot.shell.values import Val, render
+from bot.shell.ir import nodes as ir
+from bot.shell.ir.values import Val, render
 
 ID = "spec-client-args"
 CODE = "BB207"

@@ -63,7 +63,7 @@ from bot.repo.points import point_key
 from bot.repo.wfcalls import LauncherCall
 from bot.repo.yamlfile import YMap
 from bot.settings import Config
-from bot.shell.values import known
+from bot.shell.ir.values import known
 
 ID = "unused-config-field"
 CODE = "BB108"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 
-from bot.shell import ir
+from bot.shell.ir import nodes as ir
 
 # Text that sets or names a speculative setting in a script (a flag, a config key, a variable).
 # Upper-case names count as a variable read (``$SPEC_ARGS``) or set (``MTP=3``), not in prose.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.shell import ir
+from bot.shell.ir import nodes as ir
 
 Parser = Callable[[str, bytes], ir.Script]
 
@@ -12,9 +12,9 @@ Parser = Callable[[str, bytes], ir.Script]
 def default_parser() -> tuple[Parser, Callable[[bytes], tuple[ir.ParseError, ...]]]:
     """(parse, syntax_errors): tree-sitter-bash, or bashlex where its wheel is missing."""
     try:
-        from bot.shell.parse import parse, syntax_errors
+        from bot.shell.front.parse import parse, syntax_errors
     except ImportError:  # pragma: no cover - platforms without a tree-sitter wheel
-        from bot.shell import bashlex_front
+        from bot.shell.front import bashlex_front
 
         def bashlex_errors(source: bytes) -> tuple[ir.ParseError, ...]:
             return bashlex_front.parse("", source).errors

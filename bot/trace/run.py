@@ -37,7 +37,7 @@ from bot.serve.client import normalize_client
 from bot.serve.engines import detect
 from bot.serve.model import Command, File, Tok
 from bot.serve.normalize import normalize
-from bot.shell.values import Unk, Val
+from bot.shell.ir.values import Unk, Val
 from bot.trace import sandbox
 
 

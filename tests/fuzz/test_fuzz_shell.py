@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 
 from bot.launches.gather import _command, sinks
 from bot.serve.model import Command
-from bot.shell import bashlex_front
-from bot.shell.budget import Limits
-from bot.shell.evaluate import Evaluator, Options
-from bot.shell.ir import Script
-from bot.shell.parse import parse
-from bot.shell.values import lit
+from bot.shell.evaluator.budget import Limits
+from bot.shell.evaluator.evaluate import Evaluator, Options
+from bot.shell.front import bashlex_front
+from bot.shell.front.parse import parse
+from bot.shell.ir.nodes import Script
+from bot.shell.ir.values import lit
 from tests.shell.test_evaluate import DictFS
 
 NAMES = st.sampled_from(["X", "FRAMEWORK", "SPEC_DECODING", "PRECISION", "A", "f", "LIB", "1", "@"])

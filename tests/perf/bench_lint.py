@@ -26,8 +26,8 @@ from bot.config import load_config  # noqa: E402
 from bot.lint import lint  # noqa: E402
 from bot.repo import evalcache, parsed  # noqa: E402
 from bot.repo.git import open_tree  # noqa: E402
-from bot.shell import options, wordops  # noqa: E402
-from bot.shell.parse import _parser  # noqa: E402
+from bot.shell.evaluator import options, wordops  # noqa: E402
+from bot.shell.front.parse import _parser  # noqa: E402
 
 
 def baseline(path: str, rev: str | None) -> float:

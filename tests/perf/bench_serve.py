@@ -28,7 +28,7 @@ from bot.repo import evalcache, parsed  # noqa: E402
 from bot.repo.facts import gather  # noqa: E402
 from bot.repo.git import open_tree  # noqa: E402
 from bot.report.serve import to_json  # noqa: E402
-from bot.shell import options, wordops  # noqa: E402
+from bot.shell.evaluator import options, wordops  # noqa: E402
 
 
 def _clear() -> None:

@@ -78,7 +78,7 @@ import sys
 from pathlib import Path
 import yaml
 import bot.cli  # noqa: F401
-from bot.shell.parse_tree import parser
+from bot.shell.front.parse_tree import parser
 root = Path(sys.argv[1])
 p = parser()
 for f in sorted(root.rglob("*.sh")):

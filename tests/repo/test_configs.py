@@ -8,7 +8,7 @@ from bot.repo.configs import AGENTIC, FIXED, load_config, load_runners
 from bot.repo.profile import Profile, build_env, profile_from_config
 from bot.repo.tree import WorkTree
 from bot.repo.yamlfile import load
-from bot.shell.values import Unk, known
+from bot.shell.ir.values import Unk, known
 from tests.conftest import EXAMPLE, FIXTURES
 
 

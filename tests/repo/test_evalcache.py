@@ -163,7 +163,7 @@ def test_head_and_base_share_parses_of_unchanged_files(fresh: Path, tmp_path: Pa
     from bot.repo import facts as repo_facts
     from bot.repo import parsed
     from bot.repo.profile import Profile
-    from bot.shell.parse import parse
+    from bot.shell.front.parse import parse
 
     seen: list[str] = []
 

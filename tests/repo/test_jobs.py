@@ -18,8 +18,8 @@ from bot.report import json as json_report
 from bot.report import text
 from bot.report.dispatch import rows, text_line
 from bot.shell import default_parser
-from bot.shell.evaluate import Evaluator, FileSystem, Options, Ran
-from bot.shell.values import lit
+from bot.shell.evaluator.evaluate import Evaluator, FileSystem, Options, Ran
+from bot.shell.ir.values import lit
 from tests.conftest import FIXTURES, copy_repo
 
 RECIPES = FIXTURES / "multinode-recipes"
@@ -182,7 +182,7 @@ def test_a_tool_run_inside_the_checkout_reads_the_path_as_written(tmp_path: Path
 
 
 def known_cwd(j: Job) -> str | None:
-    from bot.shell.values import known
+    from bot.shell.ir.values import known
 
     return known(j.handoffs[0].cwd)
 

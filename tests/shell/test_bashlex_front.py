@@ -1,4 +1,4 @@
-"""The bashlex front-end against the tree-sitter one (``bot.shell.parse``).
+"""The bashlex front-end against the tree-sitter one (``bot.shell.front.parse``).
 
 1. Snippets covering each construct bashlex supports give the same IR from
    both front-ends once positions are stripped.
@@ -19,9 +19,9 @@ from typing import Any, Callable
 
 import pytest
 
-from bot.shell import ir
-from bot.shell.bashlex_front import parse as bashlex_parse
-from bot.shell.parse import parse as ts_parse
+from bot.shell.front.bashlex_front import parse as bashlex_parse
+from bot.shell.front.parse import parse as ts_parse
+from bot.shell.ir import nodes as ir
 
 REPO = Path(__file__).resolve().parents[2]
 

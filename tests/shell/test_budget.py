@@ -1,4 +1,4 @@
-"""Evaluation budgets (bot/shell/budget.py) and the cost of keeping many paths, through
+"""Evaluation budgets (bot/shell/evaluator/budget.py) and the cost of keeping many paths, through
 the real tree-sitter front-end and the real evaluator. Counts, never times."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from bot.repo.configs import Entry, Point
 from bot.repo.profile import Variant, profile_from_config
 from bot.repo.tree import WorkTree
 from bot.rules._variants import MAX_CANDIDATES, candidates
-from bot.shell import arith
-from bot.shell.budget import HARD_MAX_STEPS, Budget, BudgetExceeded, Limits
-from bot.shell.evaluate import Evaluator, FileSystem, Options, Result
-from bot.shell.ir import Script
-from bot.shell.parse import parse
-from bot.shell.values import Unk, known, lit, match, pat_from_val
+from bot.shell.evaluator import arith
+from bot.shell.evaluator.budget import HARD_MAX_STEPS, Budget, BudgetExceeded, Limits
+from bot.shell.evaluator.evaluate import Evaluator, FileSystem, Options, Result
+from bot.shell.front.parse import parse
+from bot.shell.ir.nodes import Script
+from bot.shell.ir.values import Unk, known, lit, match, pat_from_val
 
 
 class NoFS(FileSystem):
@@ -59,7 +59,7 @@ def test_deadline_stops_the_evaluation() -> None:
 
 def test_nested_loops_are_counted() -> None:
     loops = "".join(f"for v{i} in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do " for i in range(7))
-    # (Y decides the script: loops that set only what nothing reads are skipped, bot/shell/slicing.py)
+    # (Y decides the script: loops that set only what nothing reads are skipped, bot/shell/evaluator/slicing.py)
     _, r = evaluate(loops + "Y=$v6; " + "done; " * 7 + '\nbash "b/$Y.sh"\n', max_steps=20_000, max_seconds=60)
     assert r.stopped is not None and r.stopped.what.startswith("step budget")
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.shell.evaluate import Evaluator, FileSystem, Options, Result
-from bot.shell.ir import Script
-from bot.shell.parse import parse
-from bot.shell.values import Unk, Val, describe, known, lit
+from bot.shell.evaluator.evaluate import Evaluator, FileSystem, Options, Result
+from bot.shell.front.parse import parse
+from bot.shell.ir.nodes import Script
+from bot.shell.ir.values import Unk, Val, describe, known, lit
 
 
 class DictFS(FileSystem):
@@ -195,7 +195,7 @@ def test_unset_var_with_colon_question_exits() -> None:
 
 
 def test_values_helpers() -> None:
-    from bot.shell.values import match, pat_from_val, remove
+    from bot.shell.ir.values import match, pat_from_val, remove
 
     partial: Val = ("kimik2.5_", Unk("agentic run name"))
     assert remove(partial, (("_*", True),), "%%") == ("kimik2.5",)
@@ -209,7 +209,7 @@ def test_values_helpers() -> None:
     ("]", "[]a]", True), ("v0.5.14", "v0.5.*", True), ("file.sh", "*.s?", True), ("a[b", "a[b", True),
 ])
 def test_glob_patterns(subject: str, pattern: str, want: bool) -> None:
-    from bot.shell.values import match
+    from bot.shell.ir.values import match
 
     assert match((subject,), ((pattern, True),)) is want
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import random
 
-from bot.shell import ir
-from bot.shell.nesting import rebase
-from bot.shell.stars import _star_segments, _Stars
-from bot.shell.state import Exited, Loc, Read, Sourced, holds, merge_events
-from bot.shell.values import _glob_regex, glob_regex, re2_compile
-from bot.shell.varmap import VarMap
-from bot.shell.wordops import _split_by, _split_fields, _splits, cmd_info
+from bot.shell.evaluator.state import Exited, Loc, Read, Sourced, holds, merge_events
+from bot.shell.evaluator.varmap import VarMap
+from bot.shell.evaluator.wordops import _split_by, _split_fields, _splits, cmd_info
+from bot.shell.ir import nodes as ir
+from bot.shell.ir.nesting import rebase
+from bot.shell.ir.stars import _star_segments, _Stars
+from bot.shell.ir.values import _glob_regex, glob_regex, re2_compile
 
 
 def test_star_globs_match_as_re2_does() -> None:

@@ -9,10 +9,10 @@ import pytest
 from bot.repo.facts import Facts, _RepoFS
 from bot.repo.profile import Profile
 from bot.repo.tree import WorkTree
-from bot.shell import bashlex_front
-from bot.shell.evaluate import Evaluator, Options
-from bot.shell.parse import parse as ts_parse
-from bot.shell.values import describe, lit
+from bot.shell.evaluator.evaluate import Evaluator, Options
+from bot.shell.front import bashlex_front
+from bot.shell.front.parse import parse as ts_parse
+from bot.shell.ir.values import describe, lit
 from tests.conftest import EXAMPLE, FIXTURES, NOT_REPOS
 
 REPOS = [EXAMPLE] + sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name not in NOT_REPOS)

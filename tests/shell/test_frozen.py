@@ -11,9 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as s
 
 from bot.repo import yamlfile
-from bot.shell import ir, parse, state
-from bot.shell.frozen import quick_init
-from bot.shell.values import _glob_regex, match, re2_compile
+from bot.shell.evaluator import state
+from bot.shell.front import parse
+from bot.shell.ir import nodes as ir
+from bot.shell.ir.frozen import quick_init
+from bot.shell.ir.values import _glob_regex, match, re2_compile
 from tests.conftest import FIXTURES
 
 

@@ -1,11 +1,11 @@
-"""What a benchmark script needs from its environment (``bot.shell.needs``), read statically
+"""What a benchmark script needs from its environment (``bot.shell.analysis.needs``), read statically
 from real tree-sitter parses."""
 
 from __future__ import annotations
 
-from bot.shell.needs import Need, needs
-from bot.shell.parse import parse
-from bot.shell.state import Loc
+from bot.shell.analysis.needs import Need, needs
+from bot.shell.evaluator.state import Loc
+from bot.shell.front.parse import parse
 
 PATH = "benchmarks/single_node/b.sh"
 CHECKS = frozenset({"check_env_vars"})
@@ -64,7 +64,7 @@ def test_set_u_turned_off_again_at_top_level() -> None:
 
 
 def test_nesting_to_the_front_end_limit() -> None:
-    depth = 45  # the front-end cuts deeper nesting (bot.shell.nesting); the walk is a loop anyway
+    depth = 45  # the front-end cuts deeper nesting (bot.shell.ir.nesting); the walk is a loop anyway
     src = "".join("if true; then\n" for _ in range(depth)) + ': "${DEEP:?}"\n' + "fi\n" * depth
     assert of(src) == [("DEEP", depth + 1, "guard")]
 

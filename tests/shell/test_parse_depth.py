@@ -16,11 +16,13 @@ import pytest
 from bot.repo.facts import Facts, _RepoFS
 from bot.repo.profile import Profile
 from bot.repo.tree import WorkTree
-from bot.shell import bashlex_front, ir, nesting
-from bot.shell.evaluate import Evaluator, Options
-from bot.shell.parse import parse as ts_parse
-from bot.shell.parse import syntax_errors
-from bot.shell.values import describe, lit
+from bot.shell.evaluator.evaluate import Evaluator, Options
+from bot.shell.front import bashlex_front
+from bot.shell.front.parse import parse as ts_parse
+from bot.shell.front.parse import syntax_errors
+from bot.shell.ir import nesting
+from bot.shell.ir import nodes as ir
+from bot.shell.ir.values import describe, lit
 from tests.conftest import EXAMPLE, ROOT, copy_repo
 
 LIMIT = nesting.MAX_NESTING
@@ -218,7 +220,7 @@ def test_backquotes_in_expansion_arguments_are_parsed_a_bounded_number_of_times(
     """``${X:-`cmd`}``: tree-sitter leaves the substitution as text and parse.py parses its body
     on its own; past ``MAX_REPARSED`` per file the output is unknown (a file of thousands costs
     no more than one parse each of 64 bodies), and the lines stay right."""
-    from bot.shell.parse_words import MAX_REPARSED
+    from bot.shell.front.parse_words import MAX_REPARSED
 
     n = MAX_REPARSED + 40
     script = ts_parse("x.sh", "".join(f'X{i}="${{U:-`echo v{i}`}}"\n' for i in range(n)).encode())

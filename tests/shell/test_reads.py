@@ -1,16 +1,16 @@
 """Reads of unset variables, ``set -u``, env checks and hand-offs in lint mode
-(``bot.shell.reads``), through the real tree-sitter front-end."""
+(``bot.shell.evaluator.reads``), through the real tree-sitter front-end."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.shell import bashlex_front
-from bot.shell.evaluate import Evaluator, Exited, FileSystem, Handed, Options, Read, Result
-from bot.shell.ir import Script
-from bot.shell.parse import parse
-from bot.shell.reads import presence_key
-from bot.shell.values import describe, known, lit
+from bot.shell.evaluator.evaluate import Evaluator, Exited, FileSystem, Handed, Options, Read, Result
+from bot.shell.evaluator.reads import presence_key
+from bot.shell.front import bashlex_front
+from bot.shell.front.parse import parse
+from bot.shell.ir.nodes import Script
+from bot.shell.ir.values import describe, known, lit
 
 LAUNCHER = "runners/launch_x.sh"
 CHECKS = frozenset({"check_env_vars"})
@@ -250,7 +250,7 @@ def test_read_is_an_event_of_its_path() -> None:
 
 
 def test_reads_recorded_per_path_are_capped_and_linear() -> None:
-    from bot.shell.reads import MAX_READ_EVENTS
+    from bot.shell.evaluator.reads import MAX_READ_EVENTS
     src = "".join(f'X{i}="$V{i}"\n' for i in range(3000)) + "bash benchmarks/b.sh\n"
     r = run(src, record_reads=True)
     assert targets(r) == ["benchmarks/b.sh"] and r.budget_hits == ()

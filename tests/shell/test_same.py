@@ -1,4 +1,4 @@
-"""``bot.shell.same``: two parses of a script are the same when their statements are, whatever
+"""``bot.shell.front.same``: two parses of a script are the same when their statements are, whatever
 the comments and the layout; otherwise the head line of the first difference. Both front-ends."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.shell import ir
-from bot.shell.bashlex_front import parse as bashlex_parse
-from bot.shell.parse import parse as ts_parse
-from bot.shell.same import UNKNOWN_LINE, first_difference
+from bot.shell.front.bashlex_front import parse as bashlex_parse
+from bot.shell.front.parse import parse as ts_parse
+from bot.shell.front.same import UNKNOWN_LINE, first_difference
+from bot.shell.ir import nodes as ir
 
 BASE = """#!/usr/bin/env bash
 # Kimi K2.5 on MI300X

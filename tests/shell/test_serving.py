@@ -1,12 +1,12 @@
-"""The serve sinks of the evaluator (``bot.shell.serving``), on small scripts through the real
+"""The serve sinks of the evaluator (``bot.shell.evaluator.serving``), on small scripts through the real
 tree-sitter front-end and the real ``bot.serve`` sink test."""
 
 from __future__ import annotations
 
 from bot.launches.gather import sinks
-from bot.shell.evaluate import Evaluator, Handed, Options, Result, Served
-from bot.shell.parse import parse
-from bot.shell.values import Unk, describe, known, lit
+from bot.shell.evaluator.evaluate import Evaluator, Handed, Options, Result, Served
+from bot.shell.front.parse import parse
+from bot.shell.ir.values import Unk, describe, known, lit
 from tests.shell.test_evaluate import DictFS
 
 

@@ -5,8 +5,8 @@ one that differs inside it gives different ones."""
 
 from __future__ import annotations
 
-from bot.shell.evaluate import Result
-from bot.shell.values import describe
+from bot.shell.evaluator.evaluate import Result
+from bot.shell.ir.values import describe
 from tests.shell.test_serving import run
 
 # A TRT-LLM style script: the server reads a config file the script wrote from a heredoc.

@@ -1,4 +1,4 @@
-"""Dispatch slicing (bot/shell/slicing.py): what is skipped, what is not, and the same
+"""Dispatch slicing (bot/shell/evaluator/slicing.py): what is skipped, what is not, and the same
 findings and serve commands with slicing on and off on every fixture repo and the example."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import pytest
 
 from bot.cli import main
 from bot.repo import evalcache, parsed
-from bot.shell import core, options, slicing, wordops
-from bot.shell.evaluate import Evaluator, Options, Result
-from bot.shell.parse import parse
-from bot.shell.values import describe, lit
+from bot.shell.evaluator import core, options, slicing, wordops
+from bot.shell.evaluator.evaluate import Evaluator, Options, Result
+from bot.shell.front.parse import parse
+from bot.shell.ir.values import describe, lit
 from tests.conftest import FIXTURES, NOT_REPOS
 from tests.shell.test_evaluate import DictFS
 

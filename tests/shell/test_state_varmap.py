@@ -1,4 +1,4 @@
-"""The persistent variable map of a path (bot.shell.varmap) against a plain dict model,
+"""The persistent variable map of a path (bot.shell.evaluator.varmap) against a plain dict model,
 and the costs it promises: O(1) forks, comparisons and joins that look only at what two
 paths do not share."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.shell.parse import parse
-from bot.shell.state import State, Var, changed, join
-from bot.shell.values import lit
-from bot.shell.varmap import VarMap
+from bot.shell.evaluator.state import State, Var, changed, join
+from bot.shell.evaluator.varmap import VarMap
+from bot.shell.front.parse import parse
+from bot.shell.ir.values import lit
 
 NAMES = st.sampled_from([f"V{i}" for i in range(40)] + ["PATH", "HOME", "_", "x"])
 # (op, map index, name, value): set/del on one map, or fork a map into a new one
@@ -103,7 +103,7 @@ def test_join_merges_only_what_differs() -> None:
 def test_paths_with_equal_variables_are_recognised_as_one() -> None:
     """Two paths that set the same variables after forking compare equal (by content:
     each holds its own copy of the bucket it wrote)."""
-    from bot.shell.evaluate import Evaluator, Options
+    from bot.shell.evaluator.evaluate import Evaluator, Options
     from tests.shell.test_evaluate import DictFS
 
     text = "\n".join([f'if [[ "$HOSTNAME" == a{i}* ]]; then echo a; else echo b; fi\nY_{i}=$Y_{i - 1}{i}'

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.shell.words import ansi_c, unescape_dq, unescape_unquoted
+from bot.shell.ir.words import ansi_c, unescape_dq, unescape_unquoted
 
 
 def test_unquoted_backslash_escapes_anything_and_continues_lines() -> None:

@@ -9,9 +9,10 @@ import pytest
 
 from bot import cache
 from bot.cli import main
-from bot.shell import expand, ir
-from bot.shell.state import State
-from bot.shell.values import Val
+from bot.shell.evaluator import expand
+from bot.shell.evaluator.state import State
+from bot.shell.ir import nodes as ir
+from bot.shell.ir.values import Val
 from bot.trace import sandbox
 from tests.conftest import FIXTURES, ROOT
 
@@ -92,7 +93,7 @@ def test_an_entry_glob_that_matches_nothing_is_a_usage_error(capsys: pytest.Capt
 def test_values_the_workflow_model_cannot_know_get_placeholders() -> None:
     """A count or a size becomes a number (launchers check GPU_COUNT and TOTAL_CPU_DRAM_GB are);
     anything else names the variable, so that the trace shows where it went."""
-    from bot.shell.values import Unk, lit
+    from bot.shell.ir.values import Unk, lit
     from bot.trace.run import concrete, placeholder
 
     assert placeholder("GPU_COUNT") == "8" and placeholder("TOTAL_CPU_DRAM_GB") == "8"

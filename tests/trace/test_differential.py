@@ -21,9 +21,10 @@ import pytest
 from bot.config import load_config
 from bot.repo.facts import Facts, gather
 from bot.repo.tree import WorkTree
-from bot.shell import expand, ir
-from bot.shell.state import State
-from bot.shell.values import Val
+from bot.shell.evaluator import expand
+from bot.shell.evaluator.state import State
+from bot.shell.ir import nodes as ir
+from bot.shell.ir.values import Val
 from bot.trace.agree import static_launches, verdict
 from bot.trace.run import Traced, runs, trace_one
 from tests.conftest import EXAMPLE, FIXTURES, NOT_REPOS, ROOT
