@@ -25,10 +25,10 @@ written (read-only home, full disk) is silently a cache that misses: the lint ne
 because of it.
 
 What is cached (callers own their keys, which must cover every input), all of it data:
-- ``eval``: launcher evaluations (``bot.repo.evalcache``); ``syntax`` and ``needs``: a
-  script's syntax check and the variables it needs, by its text (``bot.repo.parsed``);
-  ``recipe``: a recipe's containers (``bot.repo.recipefile``); ``envs``: the envs the
-  workflows hand the launchers (``bot.repo.envcache``); ``lint``: a whole lint's findings,
+- ``eval``: launcher evaluations (``bot.repo.cache.evalcache``); ``syntax`` and ``needs``: a
+  script's syntax check and the variables it needs, by its text (``bot.repo.files.parsed``);
+  ``recipe``: a recipe's containers (``bot.repo.load.recipefile``); ``envs``: the envs the
+  workflows hand the launchers (``bot.repo.cache.envcache``); ``lint``: a whole lint's findings,
   by tree content and configuration (``bot.lintcache``).
 """
 

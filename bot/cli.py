@@ -24,8 +24,8 @@ from bot import (
 from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding, Severity
 from bot.newonly import Comparison
-from bot.repo.git import open_tree
-from bot.repo.tree import Tree, TreeError, find_root
+from bot.repo.files.git import open_tree
+from bot.repo.files.tree import Tree, TreeError, find_root
 from bot.report import Stats, visible
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -192,7 +192,7 @@ def _locate(args: argparse.Namespace) -> str | None:
     With ``--rev`` or ``--staged`` PATH is the git repo and is taken as it is. A tree or a
     configuration that cannot be read is left to the command, which reports it.
     """
-    from bot.repo.profile import Profile
+    from bot.repo.env.profile import Profile
 
     if args.command == "lint" and cli_compare.usage_error(args):
         return None  # lint reports options that do not go together first

@@ -14,8 +14,8 @@ from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding
 from bot.newonly import Comparison, against_baseline, compare, write_baseline
 from bot.newonly import read_baseline as parse_baseline
-from bot.repo.git import STAGED, IndexTree, has_commit, open_tree, renames
-from bot.repo.tree import Tree
+from bot.repo.files.git import STAGED, IndexTree, has_commit, open_tree, renames
+from bot.repo.files.tree import Tree
 from bot.report import visible
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from bot import fix
 from bot.findings import Finding
-from bot.repo.tree import Tree, WorkTree
+from bot.repo.files.tree import Tree, WorkTree
 from bot.settings import Config
 
 if TYPE_CHECKING:

@@ -11,8 +11,8 @@ from dataclasses import dataclass, replace
 
 from bot import history as _history
 from bot.config import Config, ConfigError, load_config
-from bot.repo.git import open_tree, renames
-from bot.repo.tree import TreeError
+from bot.repo.files.git import open_tree, renames
+from bot.repo.files.tree import TreeError
 from bot.report import visible
 
 EXIT_OK, EXIT_USAGE = 0, 2

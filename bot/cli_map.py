@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from bot import cli_cache
 from bot.config import ConfigError, load_config
-from bot.repo.git import open_tree
-from bot.repo.tree import TreeError
+from bot.repo.files.git import open_tree
+from bot.repo.files.tree import TreeError
 from bot.report import visible
 
 EXIT_OK, EXIT_USAGE = 0, 2

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bot.config import ConfigError, load_config
-from bot.repo.git import open_tree
-from bot.repo.tree import TreeError
+from bot.repo.files.git import open_tree
+from bot.repo.files.tree import TreeError
 from bot.report import visible
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from bot.external.places import all_files
 from bot.findings import Finding
-from bot.repo.tree import Tree
+from bot.repo.files.tree import Tree
 from bot.settings import Config
 
 if TYPE_CHECKING:

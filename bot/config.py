@@ -8,7 +8,7 @@ fail-on: warning                            # error | warning | info
 max-file-mb: 8                              # bigger repo files are reported, not read (<= 64)
 per-path-ignores:                           # glob -> rules not reported there
   "benchmarks/experimental/**": [dead-script]
-profile: {...}                              # overrides of bot.repo.profile.Profile
+profile: {...}                              # overrides of bot.repo.env.profile.Profile
 speculators: .benchbot/speculators.yml      # the speculator policy (this is the default; docs/speculators.md)
 github:                                     # the pull-request bot (benchbot event)
   bot-login: github-actions[bot]
@@ -35,11 +35,11 @@ from typing import Any
 from bot.external.names import suggestion as external_suggestion
 from bot.external.settings import parse as parse_workflows
 from bot.findings import Severity
-from bot.repo.profile import profile_from_config
-from bot.repo.schema import Violation, validate
-from bot.repo.speculators import PolicyError, load_policy
-from bot.repo.tree import DEFAULT_MAX_BYTES, HARD_MAX_BYTES, Tree, too_large
-from bot.repo.yamlfile import YList, YMap, load
+from bot.repo.env.profile import profile_from_config
+from bot.repo.files.tree import DEFAULT_MAX_BYTES, HARD_MAX_BYTES, Tree, too_large
+from bot.repo.load.schema import Violation, validate
+from bot.repo.load.speculators import PolicyError, load_policy
+from bot.repo.load.yamlfile import YList, YMap, load
 from bot.settings import (  # the records, re-exported: callers keep importing them from here
     DEFAULT_BENCH_INPUTS,
     DEFAULT_REMINDER_PATHS,

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field, replace
 
 from bot.config import Config, ConfigError, load_config
 from bot.findings import Finding
-from bot.repo.git import GitTree, name_status_renames, run_git
-from bot.repo.tree import TreeError
+from bot.repo.files.git import GitTree, name_status_renames, run_git
+from bot.repo.files.tree import TreeError
 
 MAX_COMMITS = 100_000  # a range larger than this is refused (say a smaller one)
 
@@ -188,7 +188,7 @@ def lint_commit(repo: str, sha: str, conf: Config | None, adjust: Callable[[Conf
 def lint_all(repo: str, shas: Iterable[str], conf: Config | None,
              adjust: Callable[[Config], Config]) -> Iterator[Linted]:
     """The commits linted in this order, in this process (each reuses the last one's blobs)."""
-    from bot.repo import envcache
+    from bot.repo.cache import envcache
 
     known: dict[str, bytes] = {}
     with envcache.memory_only():

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from bot import lintcache
 from bot.findings import Finding, Stats
-from bot.repo.tree import Tree
+from bot.repo.files.tree import Tree
 from bot.settings import Config
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ def lint(tree: Tree, conf: Config, honoured: Callable[[Suppression], bool] | Non
     from bot import rules
     from bot.gctune import fewer_collections
     from bot.recipes.attach import attach, tree_sources
-    from bot.repo.envcache import flush
+    from bot.repo.cache.envcache import flush
     from bot.repo.facts import gather
     from bot.repo.jobs import coverage
 

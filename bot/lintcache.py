@@ -51,8 +51,8 @@ from bot.findings import Edit, Finding, Fix, Related, Severity
 
 if TYPE_CHECKING:
     from bot.repo.facts import Facts
+    from bot.repo.files.tree import Tree
     from bot.repo.jobs import Coverage
-    from bot.repo.tree import Tree
     from bot.settings import Config
 
 KIND = "lint"

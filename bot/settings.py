@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from bot.external.names import family
 from bot.external.settings import WorkflowSettings
 from bot.findings import Severity
-from bot.repo.profile import Profile
-from bot.repo.speculators import SpecPolicy
-from bot.repo.tree import DEFAULT_MAX_BYTES, glob_match
+from bot.repo.env.profile import Profile
+from bot.repo.files.tree import DEFAULT_MAX_BYTES, glob_match
+from bot.repo.load.speculators import SpecPolicy
 
 DEFAULT_REMINDER_PATHS = ("configs/**", ".github/configs/**", "benchmarks/**")
 

@@ -29,7 +29,7 @@ from bot.external.names import covers, resolve
 from bot.external.places import ACTIONLINT_CONFIG, Workspace, all_files, checkable, is_workflow, texts_of
 from bot.external.tools import Ran, locate, run_all, version
 from bot.findings import Finding
-from bot.repo.tree import Tree
+from bot.repo.files.tree import Tree
 from bot.suppress import Suppression
 from bot.suppress import parse as parse_suppressions
 

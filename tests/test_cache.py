@@ -125,7 +125,7 @@ def test_cli_cache_info_clear_and_no_cache(where: Path, seed_repo: Path, capsys:
         cache.disable(False)
         assert main(["--no-cache", "lint", str(seed_repo), "--format", "json"]) in (0, 1)
         assert not where.exists()  # the option before the command works too
-        from bot.repo import evalcache
+        from bot.repo.cache import evalcache
 
         evalcache.reset()  # earlier tests' evaluations of the seed are in this process's store
         assert main(["lint", str(seed_repo), "--format", "json"]) in (0, 1)
@@ -143,7 +143,7 @@ def test_cli_cache_info_clear_and_no_cache(where: Path, seed_repo: Path, capsys:
 def test_syntax_checks_are_kept_by_text(where: Path) -> None:
     """A warm lint parses no file it does not evaluate: the check's errors come back from
     the cache, positions whole; a damaged entry is checked again."""
-    from bot.repo import parsed
+    from bot.repo.files import parsed
     from bot.shell.front.parse_tree import syntax_errors
 
     calls: list[bytes] = []

@@ -73,7 +73,7 @@ def test_default_path_from_a_subfolder(tmp_path: Path) -> None:
 
 
 def test_root_markers_benchbot_yml_and_git(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from bot.repo.tree import find_root
+    from bot.repo.files.tree import find_root
 
     globs = ("configs/*-master.yaml",)
     # a custom layout: .benchbot.yml marks the root, its profile says where the configs are

@@ -9,7 +9,7 @@ import pytest
 
 from bot.config import load_config
 from bot.lint import lint
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from tests.conftest import FIXTURES, NOT_REPOS
 
 CASES = sorted(p.stem for p in (FIXTURES / "expected").glob("*.json"))

@@ -107,7 +107,7 @@ def test_a_released_lint_frees_what_its_facts_hold_without_a_collection(release:
     from bot import cache
     from bot.config import load_config
     from bot.lint import lint
-    from bot.repo.tree import WorkTree
+    from bot.repo.files.tree import WorkTree
 
     monkeypatch.setattr(cache, "_disabled", True)  # a lint that gathers, not a kept result
     tree = WorkTree(str(EXAMPLE))

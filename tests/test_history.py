@@ -327,8 +327,9 @@ def test_a_walk_finds_at_each_commit_what_a_fresh_lint_finds(story: tuple[Path, 
     from bot.config import load_config
     from bot.history import lint_all
     from bot.lint import lint
-    from bot.repo import evalcache, parsed
-    from bot.repo.git import GitTree
+    from bot.repo.cache import evalcache
+    from bot.repo.files import parsed
+    from bot.repo.files.git import GitTree
 
     repo, c = story
     shas = [c[f"c{i}"] for i in range(6)]

@@ -19,9 +19,10 @@ import pytest
 from bot import cache, lintcache
 from bot.config import load_config
 from bot.lint import LintResult, lint
-from bot.repo import evalcache, parsed
-from bot.repo.git import GitTree, IndexTree
-from bot.repo.tree import Tree, WorkTree
+from bot.repo.cache import evalcache
+from bot.repo.files import parsed
+from bot.repo.files.git import GitTree, IndexTree
+from bot.repo.files.tree import Tree, WorkTree
 from tests.conftest import ROOT, git
 
 LAUNCHER = "runners/launch_mi325x-amds.sh"
@@ -227,7 +228,7 @@ def test_a_bash_verdict_that_timed_out_is_not_kept(seed_repo: Path, fresh: Path,
     of the file) is not kept: the next lint asks bash again."""
     import subprocess
 
-    from bot.repo import parsed as parsed_mod
+    from bot.repo.files import parsed as parsed_mod
 
     script = seed_repo / "benchmarks" / "single_node" / "fixed_seq_len" / "kimik2.5_int4_mi355x.sh"
     script.write_text(script.read_text() + "exec 3<>/dev/tcp/localhost/8888\n")

@@ -15,7 +15,7 @@ from bot.config import Config
 from bot.findings import Finding, Related, Severity
 from bot.lint import lint
 from bot.newonly import Comparison, against_baseline, compare, read_baseline, write_baseline
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from tests.conftest import ROOT, git
 
 MTP = "benchmarks/single_node/fixed_seq_len/kimik2.5_int4_mi300x_mtp.sh"

@@ -12,7 +12,7 @@ from bot.cli import main
 from bot.config import ConfigError, load_config
 from bot.findings import Finding
 from bot.lint import lint
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from bot.suppress import parse
 from tests.conftest import EXAMPLE, FIXTURES, copy_repo
 

@@ -9,7 +9,7 @@ import pytest
 
 from bot.config import load_config
 from bot.lint import LintResult, lint
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from tests.perf import synth
 
 

@@ -6,7 +6,7 @@ temporary folder of our own, at their repo-relative paths (every workflow and ac
 that a local reusable workflow or action a checked file calls is there too). A finding's
 fingerprint must not move when lines move: it names its place by job and step
 (``jobs.build.steps[Checkout]``: a step by its ``id``, else its ``name``, else its index),
-read from the file with positions (``bot.repo.yamlfile``).
+read from the file with positions (``bot.repo.load.yamlfile``).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from bot.repo.tree import Tree, glob_match
-from bot.repo.yamlfile import YList, YMap, load
+from bot.repo.files.tree import Tree, glob_match
+from bot.repo.load.yamlfile import YList, YMap, load
 
 WORKFLOWS = (".github/workflows/*.yml", ".github/workflows/*.yaml")
 ACTIONS = ("action.yml", "action.yaml", "**/action.yml", "**/action.yaml")

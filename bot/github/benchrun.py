@@ -27,8 +27,8 @@ from bot.github.port import GitHubError, RunInfo
 from bot.github.review import own
 from bot.lint import LintResult, lint
 from bot.repo.facts import Facts, gather
-from bot.repo.git import GitTree
-from bot.repo.tree import Tree, TreeError
+from bot.repo.files.git import GitTree
+from bot.repo.files.tree import Tree, TreeError
 from bot.report import markdown as md
 from bot.settings import Config
 

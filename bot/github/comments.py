@@ -31,8 +31,8 @@ from bot.github.handling import EXIT_ERROR, EXIT_INTERNAL, EXIT_OK, Options, Out
 from bot.github.port import Comment, GitHubError, Port
 from bot.github.pulls import pull_request
 from bot.github.review import own
-from bot.repo.configs import load_runners
-from bot.repo.tree import TreeError, WorkTree
+from bot.repo.files.tree import TreeError, WorkTree
+from bot.repo.load.configs import load_runners
 from bot.report import markdown as md
 
 WRITE_ROLES = frozenset({"admin", "maintain", "write"})

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from bot.external import lmeval
 from bot.github.port import ChangedFile
-from bot.repo.configs import Entry
+from bot.repo.load.configs import Entry
 from bot.report import evals
 from bot.report import markdown as md
 

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.repo.configs import AGENTIC, FIXED, Entry
+from bot.repo.load.configs import AGENTIC, FIXED, Entry
 
 MIN_EVAL_CONC = 16  # the generator's MIN_EVAL_CONC
 EVAL_SEQ = (8192, 1024)  # multinode evals run on 8k1k only

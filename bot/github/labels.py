@@ -24,7 +24,7 @@ from bot.config import ConfigError, load_config
 from bot.github import claim, commands
 from bot.github.handling import EXIT_ERROR, EXIT_OK, Options, Outcome, PortFactory, bot_login
 from bot.github.port import GitHubError
-from bot.repo.tree import TreeError, WorkTree
+from bot.repo.files.tree import TreeError, WorkTree
 from bot.report import markdown as md
 
 WRITE_ROLES = frozenset({"admin", "maintain", "write"})

@@ -21,9 +21,9 @@ from bot.launches.gather import engine_of
 from bot.recipes.attach import attach
 from bot.recipes.compare import ENGINES, comparisons
 from bot.recipes.model import Source, SourceUnavailable
-from bot.repo.configs import Entry
 from bot.repo.facts import Facts
-from bot.repo.tree import Tree
+from bot.repo.files.tree import Tree
+from bot.repo.load.configs import Entry
 from bot.report import markdown as md
 from bot.report.recipes import markdown
 from bot.rules import recipe_mismatch

@@ -28,8 +28,8 @@ from bot.github.handling import (
 from bot.github.port import Comment, GitHubError, Port
 from bot.lint import lint
 from bot.newonly import with_change
-from bot.repo.git import GitTree
-from bot.repo.tree import Tree, TreeError, WorkTree
+from bot.repo.files.git import GitTree
+from bot.repo.files.tree import Tree, TreeError, WorkTree
 from bot.report import Stats
 from bot.rules.changelog_missing import check_change
 

@@ -17,7 +17,7 @@ from bot.github.port import GitHubError
 from bot.recipes.attach import tree_sources
 from bot.recipes.model import KINDS, Source, SourceUnavailable
 from bot.recipes.sources import GITHUB, HEX, MAX_FILE_BYTES, TITLES, CachedSource, clean_path, detect
-from bot.repo.tree import Tree
+from bot.repo.files.tree import Tree
 from bot.settings import RecipeSettings
 
 T = TypeVar("T")

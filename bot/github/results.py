@@ -29,7 +29,7 @@ from bot.github.handling import EXIT_ERROR, EXIT_OK, Options, Outcome, PortFacto
 from bot.github.port import Comment, GitHubError, Port
 from bot.github.port_results import TooLarge
 from bot.github.review import own
-from bot.repo.tree import TreeError, WorkTree
+from bot.repo.files.tree import TreeError, WorkTree
 from bot.report import markdown as md
 
 SCAN_PULLS = 20  # open PRs scanned when the run name does not carry the PR number

@@ -20,7 +20,7 @@ from bot.workflow_checks import changed, check
 
 if TYPE_CHECKING:
     from bot.lint import LintResult
-    from bot.repo.tree import Tree
+    from bot.repo.files.tree import Tree
     from bot.settings import Config
 
 Keys = frozenset[tuple[str, tuple[str, ...], str]]

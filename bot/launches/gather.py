@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 
 from bot.launches.launch import Launch, concurrencies
-from bot.repo.configs import Entry, Point
+from bot.repo.env.points import representatives
 from bot.repo.facts import Facts
 from bot.repo.labels import launcher_candidates
-from bot.repo.points import representatives
+from bot.repo.load.configs import Entry, Point
 from bot.serve import detect, normalize, normalize_client
 from bot.serve.model import MARK, Command, File, Tok, engine_env, engine_env_var
 from bot.shell.evaluator.evaluate import Handed, Loc, Result, Served, Sink

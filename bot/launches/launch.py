@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from bot.repo.configs import Entry, Point
+from bot.repo.load.configs import Entry, Point
 from bot.serve.model import Command
 
 

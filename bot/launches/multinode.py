@@ -21,10 +21,10 @@ from typing import Any
 import yaml
 
 from bot.launches.launch import Launch, concurrencies
-from bot.repo import recipefile
-from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts
-from bot.repo.yamlfile import YList, YMap
+from bot.repo.load import recipefile
+from bot.repo.load.configs import Entry, Point
+from bot.repo.load.yamlfile import YList, YMap
 from bot.serve import normalize
 from bot.serve.model import Command, File, Tok
 

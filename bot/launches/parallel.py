@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 from bot.serve.model import MARK, Command
 
 if TYPE_CHECKING:
-    from bot.repo.configs import Entry, Point
     from bot.repo.facts import Facts
+    from bot.repo.load.configs import Entry, Point
 
 _A2A_SETS_EP = frozenset({"deepep", "mooncake", "flashinfer"})  # SGLang ServerArgs: ep_size = tp_size
 FIELDS = ("ep", "dp-attn", "pp", "dcp-size")

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 
 from bot import cache
 from bot.cachejson import array, boolean, integer, string
-from bot.repo import parsed as _parsed
 from bot.repo.facts import Facts
+from bot.repo.files import parsed as _parsed
 from bot.serve import specswitch
 
 

@@ -35,10 +35,10 @@ from bot.launches import specstatic
 from bot.launches.gather import SERVE_ENV, _command, handed_env, serve_facts
 from bot.launches.gather import unexported as unexported_vars
 from bot.launches.launch import concurrencies
-from bot.repo import parsed
-from bot.repo.configs import Entry, Point
+from bot.repo.env.points import point_key
 from bot.repo.facts import Facts, Run
-from bot.repo.points import point_key
+from bot.repo.files import parsed
+from bot.repo.load.configs import Entry, Point
 from bot.serve import specswitch
 from bot.serve.model import ENGINES, MARK, Command
 from bot.shell.evaluator.state import Handed

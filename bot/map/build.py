@@ -21,8 +21,8 @@ from bot.shell.ir.values import known
 
 if TYPE_CHECKING:
     from bot.launches.launch import Launch
-    from bot.repo.configs import Entry
     from bot.repo.facts import Facts
+    from bot.repo.load.configs import Entry
 
 PRIORITY = ("launcher", "script", "handoff", "config", "runner", "workflow", "server", "client")
 

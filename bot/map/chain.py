@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bot.repo.configs import Entry, Point
+from bot.repo.load.configs import Entry, Point
 from bot.shell.ir.values import describe, known
 
 if TYPE_CHECKING:

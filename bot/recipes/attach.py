@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from bot.recipes.model import Source
 from bot.repo.facts import Facts
-from bot.repo.tree import Tree
+from bot.repo.files.tree import Tree
 
 if TYPE_CHECKING:
     pass

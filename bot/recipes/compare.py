@@ -23,8 +23,8 @@ from bot.launches.specview import Site, site_at, wanted
 from bot.recipes import sglang_cookbook, vllm_recipe
 from bot.recipes.diff import diff, recipe_command
 from bot.recipes.model import Difference, Miss, Query, Rendered, Source, SourceUnavailable
-from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts, Run
+from bot.repo.load.configs import Entry, Point
 
 # InferenceX runner labels start with the GPU: b200, b200-dgxc, h100-dgxc-slurm, mi355x, gb300...
 _GPU = re.compile(r"(gb|b|h|mi)\d{3}[a-z]*", re.I)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.recipes.model import Source
-from bot.repo.yamlfile import YList, YMap, load, pos_of
+from bot.repo.load.yamlfile import YList, YMap, load, pos_of
 
 MEMO_MAX = 8  # collections (source, revision) kept parsed at once
 # The fallbacks InferenceX scripts document ("no B300 recipe: reuse the B200 one"). Not

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 
-from bot.repo.configs import Entry
 from bot.repo.facts import Facts
+from bot.repo.load.configs import Entry
 from bot.shell.ir.values import known
 
 

@@ -17,20 +17,20 @@ from functools import cached_property, lru_cache, partial
 from typing import Any
 
 from bot import gctune
-from bot.repo import envcache, evalcache
 from bot.repo import jobs as _jobs
-from bot.repo import parsed as _parsed
 from bot.repo import paths as _paths
-from bot.repo import workflows as _workflows
-from bot.repo.configs import ConfigFile, Entry, Point, Runners, load_config, load_runners
-from bot.repo.launchenv import EnvSource
+from bot.repo.cache import envcache, evalcache
+from bot.repo.env.launchenv import EnvSource
+from bot.repo.env.points import representatives
+from bot.repo.env.profile import Profile, is_unknown_env
+from bot.repo.files import parsed as _parsed
+from bot.repo.files.tree import Tree
+from bot.repo.load.configs import ConfigFile, Entry, Point, Runners, load_config, load_runners
 from bot.repo.paths import PathRun
-from bot.repo.points import representatives
-from bot.repo.profile import Profile, is_unknown_env
 from bot.repo.references import scan_references
 from bot.repo.runs import Run as Run  # re-exported: where most readers look for it
-from bot.repo.tree import Tree
-from bot.repo.wfcalls import Workflows
+from bot.repo.workflows import workflows as _workflows
+from bot.repo.workflows.wfcalls import Workflows
 from bot.shell import default_parser
 from bot.shell.evaluator.budget import BudgetHit, Limits
 from bot.shell.evaluator.evaluate import Dispatch, Evaluator, FileSystem, Options, Result, Sink
@@ -188,7 +188,7 @@ class Facts:
         opts = self.options()
         if max_paths is not None:
             opts.max_paths = min(opts.max_paths, max_paths)
-        # across lints (``bot.repo.evalcache``): not for serve, a path bound or a fix being checked
+        # across lints (``bot.repo.cache.evalcache``): not for serve, a path bound or a fix being checked
         persist = not self._overrides and ((self.sinks is None and max_paths is None) or bool(self.cache_mode))
         mode = f"{self.cache_mode}:{max_paths}" if self.cache_mode else ""
         store, slot_key = evalcache.slot(self, launcher, real, persist=persist, mode=mode)
@@ -236,7 +236,7 @@ class Facts:
         return evalcache.digest(self, path)
 
     def env_for(self, entry: Entry, point: Point, node: str, label: str) -> dict[str, Val]:
-        """The env the launcher starts with (:mod:`bot.repo.launchenv`)."""
+        """The env the launcher starts with (:mod:`bot.repo.env.launchenv`)."""
         return self.envs.env_for(entry, point, node, label)
 
     def passed_vars(self, multinode: bool) -> frozenset[str] | None:
@@ -270,7 +270,7 @@ class Facts:
 
     def could_be_script(self, path: str) -> bool:
         """Whether a path (existing or not) is where the profile keeps benchmark scripts."""
-        from bot.repo.tree import glob_match
+        from bot.repo.files.tree import glob_match
 
         return (any(glob_match(p, path) for p in self.profile.scripts)
                 and not any(glob_match(p, path) for p in self.profile.scripts_exclude))

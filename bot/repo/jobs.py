@@ -36,12 +36,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from bot.repo import host, recipefile
-from bot.repo.configs import ConfigFile, Entry, Point
-from bot.repo.profile import Profile
-from bot.repo.recipefile import Container
+from bot.repo.env.profile import Profile
+from bot.repo.files import host
+from bot.repo.load import recipefile
+from bot.repo.load.configs import ConfigFile, Entry, Point
+from bot.repo.load.recipefile import Container
+from bot.repo.load.yamlfile import Mark, YamlError, pos_of
 from bot.repo.runs import Run
-from bot.repo.yamlfile import Mark, YamlError, pos_of
 from bot.shell.evaluator.evaluate import Loc, Ran
 from bot.shell.ir.values import Val, known
 
@@ -333,7 +334,7 @@ class Coverage:
     recipes_missing: int  # distinct recipes the repo should have and does not
     recipes_external: tuple[tuple[str, int], ...]  # (tool, recipes only its own repo can have)
     # top-level blocks of master configs that did not load while the rest of their file did
-    # (``bot.repo.recover``): entries not read, none of the counts above; their keys where readable
+    # (``bot.repo.load.recover``): entries not read, none of the counts above; their keys where readable
     unread: int = 0
     unread_names: tuple[str, ...] = ()
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bot.repo.configs import AGENTIC, Entry, Point
+from bot.repo.load.configs import AGENTIC, Entry, Point
 
 if TYPE_CHECKING:
     from bot.repo.facts import Facts

@@ -20,12 +20,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from bot.repo import wfenv
-from bot.repo.configs import Entry, Point, Runners
-from bot.repo.launchenv import EnvSource
+from bot.repo.env import wfenv
+from bot.repo.env.launchenv import EnvSource
+from bot.repo.files.tree import Tree
+from bot.repo.load.configs import Entry, Point, Runners
 from bot.repo.runs import Run
-from bot.repo.tree import Tree
-from bot.repo.wfcalls import Workflows
+from bot.repo.workflows.wfcalls import Workflows
 from bot.shell.evaluator.evaluate import Result
 from bot.shell.ir.values import Val
 

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Any, Protocol
+from typing import Protocol
 
-from bot.repo import evalcache, host, parsed
-from bot.repo.configs import ConfigFile
-from bot.repo.profile import Profile
+from bot.repo.cache import evalcache
+from bot.repo.env.launchenv import linear
+from bot.repo.env.profile import Profile
+from bot.repo.files import host, parsed
+from bot.repo.load.configs import ConfigFile
 from bot.shell.evaluator.budget import BudgetHit
 from bot.shell.evaluator.evaluate import Dispatch, Evaluator, FileSystem, Sourced
 from bot.shell.evaluator.options import Options, Result
-from bot.shell.ir.values import known, leading, re2_compile, to_regex
+from bot.shell.ir.values import known, leading, to_regex
 
 
 class Host(host.Host, Protocol):
@@ -37,15 +39,6 @@ class Host(host.Host, Protocol):
     def shell_files(self) -> list[str]: ...
     def options(self) -> Options: ...
     def digest(self, path: str) -> str | None: ...
-
-
-def linear(pattern: str) -> Any:
-    """A linear-time (re2) pattern of ours, run over the repo's text."""
-    rx = re2_compile(pattern)
-    if rx is None:  # pragma: no cover - our own patterns are valid
-        raise ValueError(pattern)
-    return rx
-
 
 
 def scan_references(facts: Host, fs: FileSystem) -> None:
@@ -115,7 +108,7 @@ def scan_references(facts: Host, fs: FileSystem) -> None:
 
 def _scan(facts: Host, fs: FileSystem, opts: Options, path: str) -> Result | None:
     """The scan-mode evaluation of one file, kept across lints like a launcher's
-    (``bot.repo.evalcache``: same text, same answers from the tree); None: no script."""
+    (``bot.repo.cache.evalcache``: same text, same answers from the tree); None: no script."""
     store, k = evalcache.slot(facts, path, facts.tree.resolve(path) or path, persist=True, mode="scan")
     if store is not None and k is not None:
         kept = store.lookup(k, {}, fs, None, facts.digest)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.repo.configs import Entry, Point
+from bot.repo.load.configs import Entry, Point
 from bot.shell.evaluator.budget import BudgetHit
 from bot.shell.evaluator.evaluate import Dispatch, Loc, Ran, Result
 

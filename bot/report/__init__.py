@@ -84,7 +84,7 @@ UNREAD_NAMES = 5  # entry names a summary line shows of those not read
 
 def unread_text(stats: Stats, name: Callable[[str], str] = visible) -> str:
     """``2 entries not read (syntax error): a, b``: the entries of master configs that did not
-    load whole and were not read (``bot.repo.recover``), named where their keys can be read
+    load whole and were not read (``bot.repo.load.recover``), named where their keys can be read
     (``name`` renders one: escaped for the format); empty when there are none."""
     cov = stats.coverage
     if cov is None or not cov.unread:

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.repo.env.points import point_key
 from bot.repo.facts import Facts, Run
-from bot.repo.points import point_key
 from bot.rules._variants import Miss, misses
 from bot.shell.evaluator.state import Dispatch, Loc
 from bot.shell.ir.values import known

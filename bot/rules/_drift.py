@@ -20,8 +20,8 @@ from typing import Any
 
 from bot.launches.launch import concurrencies
 from bot.launches.specview import Site, base_server
-from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts, Run
+from bot.repo.load.configs import Entry, Point
 from bot.rules import _spec
 from bot.serve import tables
 from bot.serve.model import MARK, Command, engine_env

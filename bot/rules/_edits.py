@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from bot.repo.yamlfile import Mark
+from bot.repo.load.yamlfile import Mark
 
 _PLAIN = re.compile(r"[A-Za-z0-9_.:/@+-]+")
 

@@ -7,9 +7,9 @@ import fnmatch
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bot.repo import parsed
 from bot.repo.facts import Facts, Run
-from bot.repo.wfcalls import EnvVar, LauncherCall
+from bot.repo.files import parsed
+from bot.repo.workflows.wfcalls import EnvVar, LauncherCall
 from bot.shell.analysis.needs import Need
 from bot.shell.evaluator.evaluate import Result
 from bot.shell.evaluator.state import Exited, Handed, Read

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from bot.repo.facts import Facts
 from bot.repo.paths import PathRun
-from bot.repo.wfcalls import LauncherCall
+from bot.repo.workflows.wfcalls import LauncherCall
 from bot.rules._envneeds import FAILS, Outcome, main_reads_unset, missing_needs, outcome, reads
 from bot.rules._variants import entries_text
 from bot.shell.ir.values import Val, known

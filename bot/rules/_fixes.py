@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 
 from bot.findings import Edit, Fix
+from bot.repo.env.profile import Variant
 from bot.repo.facts import Facts
-from bot.repo.profile import Variant
 from bot.rules._variants import Miss, suffix_for, when_matches
 from bot.shell.ir import nodes as ir
 from bot.shell.ir.values import known

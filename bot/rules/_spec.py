@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from bot.launches.specview import Site, sites
-from bot.repo.configs import Entry, Point
 from bot.repo.facts import Facts
-from bot.repo.yamlfile import YMap
+from bot.repo.load.configs import Entry, Point
+from bot.repo.load.yamlfile import YMap
 from bot.serve.model import Command
 
 # Keys of a command's ``sources`` that hold its speculative settings, per engine

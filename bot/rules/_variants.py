@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from bot.repo.configs import Entry, Point
+from bot.repo.env.profile import Variant
 from bot.repo.facts import Facts, Run
-from bot.repo.profile import Variant
+from bot.repo.load.configs import Entry, Point
 from bot.shell.evaluator.evaluate import Loc
 from bot.shell.ir.values import known
 

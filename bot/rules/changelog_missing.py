@@ -78,12 +78,12 @@ import re
 from collections.abc import Iterator
 
 from bot.findings import Edit, Finding, Fix, Related, Severity
-from bot.repo import changelog as cl
 from bot.repo.changed import changed_entries
-from bot.repo.configs import Entry
+from bot.repo.env.profile import Profile
 from bot.repo.facts import Facts
-from bot.repo.profile import Profile
-from bot.repo.tree import Tree
+from bot.repo.files.tree import Tree
+from bot.repo.load import changelog as cl
+from bot.repo.load.configs import Entry
 from bot.rules._variants import entries_text
 from bot.settings import Config
 from bot.shell.front import same

@@ -45,8 +45,8 @@ from typing import Any
 
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
-from bot.repo.schema import Violation, validate
-from bot.repo.yamlfile import Mark, YList, YMap
+from bot.repo.load.schema import Violation, validate
+from bot.repo.load.yamlfile import Mark, YList, YMap
 from bot.settings import Config
 
 ID = "config-schema"

@@ -56,7 +56,7 @@ from collections.abc import Iterator, Mapping
 
 from bot.findings import Finding, Related, Severity
 from bot.repo.facts import Facts
-from bot.repo.recover import Broken
+from bot.repo.load.recover import Broken
 from bot.rules._entries import entries_of
 from bot.settings import Config
 

@@ -110,7 +110,7 @@ def dead_scripts(facts: Facts) -> dict[str, Dead]:
         prefix = facts.profile.prefix_of_launcher(launcher)
         if prefix:
             broken_tokens.append(prefix.split("-", 1)[0])
-    # entries of a master config that did not load whole and were not read (bot.repo.recover):
+    # entries of a master config that did not load whole and were not read (bot.repo.load.recover):
     # a script whose name is made of an unread entry's name parts may be that entry's
     unread = [set(_PARTS.split(b.key.lower())) for cfg in facts.configs for b in cfg.broken if b.key]
     for script in facts.scripts:

@@ -1,7 +1,7 @@
 """env-not-passed: a variable the launcher or its script needs that a workflow path never passes.
 
 What it does:
-    Reads the workflows (:mod:`bot.repo.workflows`): every step that runs a launcher, through
+    Reads the workflows (:mod:`bot.repo.workflows.workflows`): every step that runs a launcher, through
     every caller of a reusable workflow, with the env that step really gets. The main path
     (the one most callers of the benchmark template share) gives the env every rule judges;
     every other path is evaluated where it differs. It reports, at the workflow line:

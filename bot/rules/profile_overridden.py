@@ -64,9 +64,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from bot.findings import Finding, Related, Severity
+from bot.repo.env.wfenv import RUNNER_SET
 from bot.repo.facts import Facts
-from bot.repo.wfcalls import LauncherCall
-from bot.repo.wfenv import RUNNER_SET
+from bot.repo.workflows.wfcalls import LauncherCall
 from bot.settings import Config
 from bot.shell.ir.values import known
 

@@ -88,10 +88,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from bot.findings import Finding, Related, Severity
-from bot.repo.configs import Entry
 from bot.repo.facts import Facts
 from bot.repo.jobs import RecipeRef
-from bot.repo.recipefile import Container
+from bot.repo.load.configs import Entry
+from bot.repo.load.recipefile import Container
 from bot.rules._variants import entries_text
 from bot.settings import Config
 

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from bot.findings import Finding, Related, Severity
 from bot.launches.specview import Site
 from bot.repo.facts import Facts
-from bot.repo.speculators import client_requirements
+from bot.repo.load.speculators import client_requirements
 from bot.rules import _spec
 from bot.serve.model import MARK
 from bot.settings import Config

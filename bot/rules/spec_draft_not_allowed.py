@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from bot.findings import Finding, Related, Severity
 from bot.launches.specview import Site, eval_site
 from bot.repo.facts import Facts
-from bot.repo.speculators import ModelPolicy, SpecPolicy
+from bot.repo.load.speculators import ModelPolicy, SpecPolicy
 from bot.rules import _spec
 from bot.serve.model import MARK, Command
 from bot.settings import Config

@@ -53,8 +53,8 @@ from dataclasses import dataclass
 
 from bot.findings import Finding, Related, Severity
 from bot.launches.specview import Site
-from bot.repo.configs import Point
 from bot.repo.facts import Facts
+from bot.repo.load.configs import Point
 from bot.rules import _spec
 from bot.rules.spec_config_invalid import value_line, yaml_line
 from bot.serve import specdata

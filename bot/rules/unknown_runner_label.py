@@ -47,9 +47,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from bot.findings import Edit, Finding, Fix, Related, Severity
-from bot.repo.configs import Entry
 from bot.repo.facts import Facts
 from bot.repo.labels import bare, launcher_candidates, missing_hardware, needs_hardware
+from bot.repo.load.configs import Entry
 from bot.rules import unreachable_launcher
 from bot.rules._edits import replace_scalars
 from bot.rules._variants import closest, entries_text

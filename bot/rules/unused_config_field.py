@@ -56,12 +56,12 @@ from typing import Any
 
 from bot.findings import Finding, Related, Severity
 from bot.launches import parallel
-from bot.repo import ghexpr as gx
-from bot.repo.configs import Point
+from bot.repo.env.points import point_key
 from bot.repo.facts import Facts, Run
-from bot.repo.points import point_key
-from bot.repo.wfcalls import LauncherCall
-from bot.repo.yamlfile import YMap
+from bot.repo.load.configs import Point
+from bot.repo.load.yamlfile import YMap
+from bot.repo.workflows import ghexpr as gx
+from bot.repo.workflows.wfcalls import LauncherCall
 from bot.settings import Config
 from bot.shell.ir.values import known
 

@@ -55,8 +55,8 @@ from collections.abc import Iterator, Mapping
 
 from bot.findings import Finding, Related, Severity
 from bot.launches.specview import Site, base_sibling
-from bot.repo.configs import POINT_BLOCKS, Entry, Point
 from bot.repo.facts import Facts
+from bot.repo.load.configs import POINT_BLOCKS, Entry, Point
 from bot.rules import _spec
 from bot.rules._drift import Diff, flag_diffs, fmt, norm, point_defaults, point_shape, shorten
 from bot.settings import Config

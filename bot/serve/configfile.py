@@ -12,7 +12,7 @@ import posixpath
 from collections.abc import Mapping
 from typing import Any
 
-from bot.repo import yamlfile
+from bot.repo.load import yamlfile
 from bot.serve.argv import Builder, has_mark
 from bot.serve.model import MARK, File, Tok
 

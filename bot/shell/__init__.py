@@ -1,4 +1,8 @@
-"""Shell analysis: front-ends (tree-sitter-bash, bashlex) to one IR, and its evaluator."""
+"""Shell analysis, in four parts: ``ir`` (the language: the IR, partially known values, words),
+``front`` (the two front-ends, tree-sitter-bash and bashlex, to that IR), ``evaluator`` (the
+partial evaluation of a script under an env), ``analysis`` (what a script needs, read without
+evaluating). ``default_parser`` picks the front-end. Imports nothing outside ``bot.shell``.
+"""
 
 from __future__ import annotations
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.launches.launch import Launch
-from bot.repo.configs import Entry
 from bot.repo.facts import Facts
+from bot.repo.load.configs import Entry
 from bot.serve.model import MARK, Command
 from bot.trace.run import Traced
 

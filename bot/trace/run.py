@@ -30,9 +30,9 @@ from typing import Any
 
 from bot.launches.gather import SERVE_ENV
 from bot.launches.launch import concurrencies
-from bot.repo.configs import Entry, Point
+from bot.repo.env.points import representatives
 from bot.repo.facts import Facts
-from bot.repo.points import representatives
+from bot.repo.load.configs import Entry, Point
 from bot.serve.client import normalize_client
 from bot.serve.engines import detect
 from bot.serve.model import Command, File, Tok

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from bot.config import Config, ConfigError, _from_text
 from bot.lint import lint
-from bot.repo.tree import WorkTree
-from bot.repo.yamlfile import load
+from bot.repo.files.tree import WorkTree
+from bot.repo.load.yamlfile import load
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "seed"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from bot.github import claim
 from bot.github.jobs_count import concurrencies, count
-from bot.repo.configs import load_config
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
+from bot.repo.load.configs import load_config
 from tests.conftest import EXAMPLE
 from tests.github.commenting import _reactions, _replies, _run
 from tests.github.conftest import PR, REPO

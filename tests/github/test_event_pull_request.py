@@ -12,7 +12,7 @@ from fakegithub import graphql
 
 from bot.config import Config
 from bot.lint import lint
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from tests.github.conftest import ACTIONS_BOT, MTP_ENTRIES, MTP_SCRIPTS, PR, REPO, with_base_config
 
 CONFIG = "configs/amd-master.yaml"
@@ -29,7 +29,7 @@ def _state(pr: PR) -> dict[str, Any]:
 
 
 def test_base_is_clean_and_head_has_the_seed_bug(seed_pr: PR) -> None:
-    from bot.repo.git import GitTree
+    from bot.repo.files.git import GitTree
 
     assert lint(GitTree(str(seed_pr.repo), seed_pr.base), Config()).findings == []
     rules = sorted(f.rule for f in lint(WorkTree(str(seed_pr.repo)), Config()).findings)

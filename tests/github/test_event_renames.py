@@ -16,8 +16,8 @@ from bot.config import Config
 from bot.github import review
 from bot.github.port import ChangedFile
 from bot.lint import lint
-from bot.repo.git import GitTree
-from bot.repo.tree import WorkTree
+from bot.repo.files.git import GitTree
+from bot.repo.files.tree import WorkTree
 from tests.conftest import EXAMPLE, git
 from tests.github.conftest import PR, REPO, pr_files
 

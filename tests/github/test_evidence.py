@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from bot.github.evidence import SpecChange, async_scheduling, section, spec_change
 from bot.github.port import ChangedFile
-from bot.repo.configs import Entry, Point
-from bot.repo.yamlfile import Mark
+from bot.repo.load.configs import Entry, Point
+from bot.repo.load.yamlfile import Mark
 
 AT = Mark(1, 1)
 CONFIG = "configs/amd-master.yaml"

@@ -19,7 +19,7 @@ import pytest
 from bot.config import Config
 from bot.github import once, review
 from bot.lint import lint
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from tests.github.conftest import ACTIONS_BOT, PR, REPO, pr_files
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ from bot.cli import main
 from bot.config import load_config
 from bot.lint import lint
 from bot.repo.facts import Facts
-from bot.repo.git import open_tree
+from bot.repo.files.git import open_tree
 from tests.conftest import EXAMPLE, copy_repo
 
 MTP = ("kimik2.5-int4-mi300x-vllm-mtp", "kimik2.5-int4-mi325x-vllm-mtp")

@@ -10,7 +10,7 @@ import pytest
 from bot.config import load_config
 from bot.map.chain import Node, launches, routes
 from bot.repo.facts import Facts, gather
-from bot.repo.git import open_tree
+from bot.repo.files.git import open_tree
 from bot.report.dispatch import rows
 from tests.conftest import EXAMPLE, FIXTURES
 

@@ -13,7 +13,7 @@ import yaml
 
 from bot.config import load_config
 from bot.map.mermaid import entry_flowchart, pr_section, text
-from bot.repo.git import open_tree
+from bot.repo.files.git import open_tree
 from tests.conftest import EXAMPLE, copy_repo
 from tests.map.browser import mermaid_check
 from tests.map.helpers import MTP, PLAIN, facts_of, fixed_seed

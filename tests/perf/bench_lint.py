@@ -24,8 +24,9 @@ import yaml  # noqa: E402
 
 from bot.config import load_config  # noqa: E402
 from bot.lint import lint  # noqa: E402
-from bot.repo import evalcache, parsed  # noqa: E402
-from bot.repo.git import open_tree  # noqa: E402
+from bot.repo.cache import evalcache
+from bot.repo.files import parsed  # noqa: E402
+from bot.repo.files.git import open_tree  # noqa: E402
 from bot.shell.evaluator import options, wordops  # noqa: E402
 from bot.shell.front.parse import _parser  # noqa: E402
 

@@ -24,9 +24,10 @@ from bot.config import load_config  # noqa: E402
 from bot.launches.gather import gather as gather_serve  # noqa: E402
 from bot.launches.gather import sinks  # noqa: E402
 from bot.lint import lint  # noqa: E402
-from bot.repo import evalcache, parsed  # noqa: E402
+from bot.repo.cache import evalcache
 from bot.repo.facts import gather  # noqa: E402
-from bot.repo.git import open_tree  # noqa: E402
+from bot.repo.files import parsed  # noqa: E402
+from bot.repo.files.git import open_tree  # noqa: E402
 from bot.report.serve import to_json  # noqa: E402
 from bot.shell.evaluator import options, wordops  # noqa: E402
 

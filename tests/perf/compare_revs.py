@@ -39,10 +39,13 @@ import resource, sys, time
 sys.path.insert(0, '.')
 from bot.config import load_config
 from bot.lint import lint
-try:  # where this checkout keeps it (an older benchbot: bot.repo.tree)
-    from bot.repo.git import open_tree
-except ImportError:
-    from bot.repo.tree import open_tree
+import importlib
+for where in ("bot.repo.files.git", "bot.repo.git", "bot.repo.tree"):  # this checkout's, then older layouts
+    try:
+        open_tree = importlib.import_module(where).open_tree
+        break
+    except (ImportError, AttributeError):
+        continue
 tree = open_tree(sys.argv[1], sys.argv[2] or None)
 conf = load_config(tree)
 w, c = time.perf_counter(), time.process_time()

@@ -26,7 +26,7 @@ sys.path.insert(0, str(HERE))
 
 from bot.config import load_config  # noqa: E402
 from bot.repo.facts import gather  # noqa: E402
-from bot.repo.tree import WorkTree  # noqa: E402
+from bot.repo.files.tree import WorkTree  # noqa: E402
 from bot.trace.agree import static_launches, verdict  # noqa: E402
 from bot.trace.run import runs, trace_one  # noqa: E402
 

@@ -14,7 +14,7 @@ from bot.recipes.compare import comparisons, hardware_of, query_of
 from bot.recipes.model import Query, SourceUnavailable
 from bot.recipes.sources import LocalSource
 from bot.repo.facts import Facts, gather
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from tests.conftest import FIXTURES
 
 REPO = FIXTURES / "recipe-parity"

@@ -17,7 +17,7 @@ from bot.github.adapter_contents import ContentsClient, from_env
 from bot.github.recipe_sources import GitHubSource, open_sources
 from bot.recipes.model import SourceUnavailable
 from bot.recipes.sources import CACHE_KIND, CachedSource, LocalSource, detect
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from tests.conftest import git
 
 VLLM, SGLANG = "vllm-project/recipes", "sgl-project/sglang"

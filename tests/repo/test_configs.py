@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.repo.configs import AGENTIC, FIXED, load_config, load_runners
-from bot.repo.profile import Profile, build_env, profile_from_config
-from bot.repo.tree import WorkTree
-from bot.repo.yamlfile import load
+from bot.repo.env.profile import Profile, build_env, profile_from_config
+from bot.repo.files.tree import WorkTree
+from bot.repo.load.configs import AGENTIC, FIXED, load_config, load_runners
+from bot.repo.load.yamlfile import load
 from bot.shell.ir.values import Unk, known
 from tests.conftest import EXAMPLE, FIXTURES
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.repo import facts as repo_facts
-from bot.repo import wfenv
-from bot.repo.envrender import additional_settings
-from bot.repo.launchenv import EnvSource
-from bot.repo.profile import Profile
-from bot.repo.tree import WorkTree
+from bot.repo.env import wfenv
+from bot.repo.env.envrender import additional_settings
+from bot.repo.env.launchenv import EnvSource
+from bot.repo.env.profile import Profile
+from bot.repo.files.tree import WorkTree
 from tests.conftest import FIXTURES
 from tests.repo.test_workflow_facts import _write
 

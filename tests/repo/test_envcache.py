@@ -1,4 +1,4 @@
-"""Rendered envs kept across processes (``bot.repo.envcache``): a warm lint renders no env
+"""Rendered envs kept across processes (``bot.repo.cache.envcache``): a warm lint renders no env
 and finds what a cold one finds; an edited workflow is another file; a damaged file is a
 miss; the keys do not depend on the interpreter's hash seed."""
 
@@ -15,8 +15,10 @@ import pytest
 from bot import cache
 from bot.config import load_config
 from bot.lint import LintResult, lint
-from bot.repo import envcache, evalcache, parsed, wfenv
-from bot.repo.tree import WorkTree
+from bot.repo.cache import envcache, evalcache
+from bot.repo.env import wfenv
+from bot.repo.files import parsed
+from bot.repo.files.tree import WorkTree
 from tests.conftest import FIXTURES, ROOT, copy_repo
 
 FIXTURE_NAMES = ["workflow-env", "workflow-env-clean", "inconsistent-dispatch"]  # their workflows give the env

@@ -1,4 +1,4 @@
-"""Evaluations kept across lints (``bot.repo.evalcache``): a warm lint finds what a cold
+"""Evaluations kept across lints (``bot.repo.cache.evalcache``): a warm lint finds what a cold
 one finds; a changed input (a sourced helper, a file a test looks for, the launcher) is a
 miss; what is stored is data only."""
 
@@ -12,8 +12,8 @@ import pytest
 from bot import cache
 from bot.config import load_config
 from bot.lint import lint
-from bot.repo import evalcache
-from bot.repo.tree import WorkTree
+from bot.repo.cache import evalcache
+from bot.repo.files.tree import WorkTree
 from tests.conftest import EXAMPLE, FIXTURES, copy_repo
 
 FIXTURE_NAMES = ["workflow-env", "root-causes", "multinode", "case-and-functions", "inconsistent-dispatch",
@@ -147,7 +147,7 @@ def test_entries_of_the_wrong_types_are_misses_not_errors(fresh: Path, tmp_path:
 
 def test_results_round_trip_through_json(fresh: Path, tmp_path: Path) -> None:
     from bot.repo import facts as repo_facts
-    from bot.repo.profile import Profile
+    from bot.repo.env.profile import Profile
 
     for name in FIXTURE_NAMES:
         facts = repo_facts.gather(WorkTree(str(FIXTURES / name)), Profile())
@@ -161,8 +161,8 @@ def test_results_round_trip_through_json(fresh: Path, tmp_path: Path) -> None:
 
 def test_head_and_base_share_parses_of_unchanged_files(fresh: Path, tmp_path: Path) -> None:
     from bot.repo import facts as repo_facts
-    from bot.repo import parsed
-    from bot.repo.profile import Profile
+    from bot.repo.env.profile import Profile
+    from bot.repo.files import parsed
     from bot.shell.front.parse import parse
 
     seen: list[str] = []
@@ -192,7 +192,7 @@ def test_head_and_base_share_parses_of_unchanged_files(fresh: Path, tmp_path: Pa
 
 
 def test_script_needs_are_kept_by_content(fresh: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.repo import parsed
+    from bot.repo.files import parsed
 
     calls: list[str] = []
     real = parsed.find_needs

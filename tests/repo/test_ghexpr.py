@@ -10,8 +10,8 @@ from collections.abc import Mapping
 import pytest
 import yaml
 
-from bot.repo import ghexpr as gx
-from bot.repo.ghexpr import UNKNOWN, Bin, Call, Lit, Not, Ref
+from bot.repo.workflows import ghexpr as gx
+from bot.repo.workflows.ghexpr import UNKNOWN, Bin, Call, Lit, Not, Ref
 
 
 def one(text: str) -> gx.Node:

@@ -18,7 +18,7 @@ import pytest
 from bot.cli import main
 from bot.config import Config
 from bot.repo.facts import gather
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from tests.conftest import EXAMPLE, copy_repo, git
 
 LAUNCHER = "runners/launch_mi300x-amds.sh"

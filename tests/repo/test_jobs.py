@@ -10,10 +10,10 @@ import pytest
 
 from bot.config import Config, load_config
 from bot.lint import lint
+from bot.repo.env.profile import Profile
 from bot.repo.facts import Facts, gather
+from bot.repo.files.tree import WorkTree
 from bot.repo.jobs import Copy, Coverage, Job, coverage
-from bot.repo.profile import Profile
-from bot.repo.tree import WorkTree
 from bot.report import json as json_report
 from bot.report import text
 from bot.report.dispatch import rows, text_line
@@ -272,7 +272,7 @@ def test_the_dispatch_table_marks_a_missing_recipe(tmp_path: Path) -> None:
 
 
 def test_a_git_revision_gives_the_same_recipes(tmp_path: Path) -> None:
-    from bot.repo.git import GitTree
+    from bot.repo.files.git import GitTree
     from tests.conftest import git
 
     repo = copy_repo(RECIPES, tmp_path / "repo")
@@ -294,7 +294,8 @@ def _containers_of(facts: Facts) -> dict[str, dict[str, tuple[str, int, int]]]:
 
 def test_recipe_containers_come_from_the_cache_when_the_file_is_unchanged(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.repo import parsed, recipefile
+    from bot.repo.files import parsed
+    from bot.repo.load import recipefile
 
     monkeypatch.setenv("BENCHBOT_CACHE_DIR", str(tmp_path / "cache"))
     repo = copy_repo(RECIPES, tmp_path / "repo")

@@ -1,4 +1,4 @@
-"""A map that does not load whole, read block by block (bot.repo.recover), through real YAML loads."""
+"""A map that does not load whole, read block by block (bot.repo.load.recover), through real YAML loads."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-import bot.repo.recover as recover_module
-from bot.repo.configs import load_config, load_runners
-from bot.repo.profile import Profile
-from bot.repo.recover import CHUNK, MAX_ROUNDS, Recovered, recover
-from bot.repo.tree import WorkTree
-from bot.repo.yamlfile import Mark, YList, YMap, load
+import bot.repo.load.recover as recover_module
+from bot.repo.env.profile import Profile
+from bot.repo.files.tree import WorkTree
+from bot.repo.load.configs import load_config, load_runners
+from bot.repo.load.recover import CHUNK, MAX_ROUNDS, Recovered, recover
+from bot.repo.load.yamlfile import Mark, YList, YMap, load
 from tests.conftest import EXAMPLE
 
 MASTER = "configs/amd-master.yaml"

@@ -1,4 +1,4 @@
-"""``bot.repo.schema``'s fast validator: fastjsonschema's code, generated ahead of time
+"""``bot.repo.load.schema``'s fast validator: fastjsonschema's code, generated ahead of time
 (``scripts/gen_schema_validators.py``) and shipped as modules of the package. Nothing of it is
 kept in, or loaded from, the persistent cache: an entry planted where earlier versions kept the
 compiled validator (``marshal`` of a code object, run with ``exec``) is never read."""
@@ -17,7 +17,7 @@ import fastjsonschema
 import pytest
 
 from bot import cache
-from bot.repo import schema
+from bot.repo.load import schema
 from tests.conftest import EXAMPLE, ROOT, copy_repo
 
 MASTER = "configs/amd-master.yaml"
@@ -34,7 +34,7 @@ def test_each_schema_has_its_shipped_validator() -> None:
     for name in SCHEMAS:
         schema._fast.cache_clear()
         fast = schema._fast(name)
-        assert fast is not None and fast.__module__ == f"bot.repo.{schema.fast_module_name(name)}", name
+        assert fast is not None and fast.__module__ == f"bot.repo.load.{schema.fast_module_name(name)}", name
     schema._fast.cache_clear()
 
 

@@ -10,10 +10,10 @@ import pytest
 
 from bot.cli import main
 from bot.config import ConfigError, load_config
-from bot.repo.git import GitTree
-from bot.repo.profile import Profile
-from bot.repo.speculators import PolicyError, client_requirements, parse_policy
-from bot.repo.tree import WorkTree
+from bot.repo.env.profile import Profile
+from bot.repo.files.git import GitTree
+from bot.repo.files.tree import WorkTree
+from bot.repo.load.speculators import PolicyError, client_requirements, parse_policy
 from tests.conftest import ROOT, git
 
 POLICY = """\

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.repo.git import GitTree
-from bot.repo.tree import TreeError, WorkTree, glob_match
+from bot.repo.files.git import GitTree
+from bot.repo.files.tree import TreeError, WorkTree, glob_match
 from tests.conftest import FIXTURES, copy_repo, git
 
 
@@ -73,7 +73,7 @@ def test_glob() -> None:
 # ------------------------------------------------------------------ the index, renames
 
 def test_index_tree_reads_what_is_staged(repo: Path) -> None:
-    from bot.repo.git import IndexTree
+    from bot.repo.files.git import IndexTree
 
     staged = repo / "benchmarks" / "staged.sh"
     staged.write_text("echo staged\n")
@@ -96,7 +96,7 @@ def test_index_tree_reads_what_is_staged(repo: Path) -> None:
 
 
 def test_index_tree_skips_gitlinks_and_refuses_conflicts(repo: Path, tmp_path: Path) -> None:
-    from bot.repo.git import IndexTree
+    from bot.repo.files.git import IndexTree
 
     sha = git(repo, "rev-parse", "HEAD").strip()
     git(repo, "update-index", "--add", "--cacheinfo", f"160000,{sha},vendor/sub")  # a submodule
@@ -119,7 +119,7 @@ def test_index_tree_skips_gitlinks_and_refuses_conflicts(repo: Path, tmp_path: P
 
 
 def test_renames_between_revisions_index_and_work_tree(repo: Path) -> None:
-    from bot.repo.git import STAGED, renames
+    from bot.repo.files.git import STAGED, renames
 
     old = "benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_mi325x_mtp.sh"
     new = "benchmarks/moved/qwen3.5 fp8 \u00e9_mtp.sh"  # spaces and non-ASCII survive -z

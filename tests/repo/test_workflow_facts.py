@@ -1,5 +1,5 @@
-"""Workflow facts: launcher calls (bot.repo.workflows), their env per path (bot.repo.wfenv)
-and where the launcher env comes from (bot.repo.launchenv)."""
+"""Workflow facts: launcher calls (bot.repo.workflows.workflows), their env per path (bot.repo.env.wfenv)
+and where the launcher env comes from (bot.repo.env.launchenv)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from bot.repo import facts as repo_facts
-from bot.repo import ghexpr as gx
-from bot.repo import wfcalls as WC
-from bot.repo import wfenv
-from bot.repo import workflows as W
-from bot.repo.configs import load_config
-from bot.repo.launchenv import EnvSource
-from bot.repo.profile import Profile
-from bot.repo.tree import WorkTree
+from bot.repo.env import wfenv
+from bot.repo.env.launchenv import EnvSource
+from bot.repo.env.profile import Profile
+from bot.repo.files.tree import WorkTree
+from bot.repo.load.configs import load_config
+from bot.repo.workflows import ghexpr as gx
+from bot.repo.workflows import wfcalls as WC
+from bot.repo.workflows import workflows as W
 from tests.conftest import FIXTURES, copy_repo
 
 LAUNCHER = Profile().launcher

@@ -11,8 +11,8 @@ import pytest
 from bot.config import Config, load_config
 from bot.findings import Finding
 from bot.lint import lint
-from bot.repo import changelog as cl
-from bot.repo.git import GitTree
+from bot.repo.files.git import GitTree
+from bot.repo.load import changelog as cl
 from bot.rules.changelog_missing import ID, check_change
 from tests.conftest import EXAMPLE, git
 from tests.github.conftest import MTP_ENTRIES, MTP_SCRIPTS, without_entries
@@ -247,7 +247,7 @@ def test_an_entry_inserted_before_the_end_is_reported_only_under_changelog_appen
 
 
 def test_profile_reads_changelog_append() -> None:
-    from bot.repo.profile import Profile, profile_from_config
+    from bot.repo.env.profile import Profile, profile_from_config
 
     assert Profile().changelog_append == "no-deletions"
     assert profile_from_config({"changelog-append": "tail"}).changelog_append == "tail"
@@ -300,7 +300,7 @@ def test_profile_off_no_base_changelog_and_disabled_rule_give_nothing(tmp_path: 
 
 
 def test_profile_from_config_reads_the_changelog_keys() -> None:
-    from bot.repo.profile import profile_from_config
+    from bot.repo.env.profile import profile_from_config
 
     p = profile_from_config({"changelog": None, "changelog-key": "keys"})
     assert (p.changelog, p.changelog_key) == ("", "keys")

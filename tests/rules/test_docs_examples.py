@@ -16,8 +16,8 @@ import pytest
 from bot import rules
 from bot.config import Config, load_config
 from bot.lint import lint
-from bot.repo.git import GitTree
-from bot.repo.tree import WorkTree
+from bot.repo.files.git import GitTree
+from bot.repo.files.tree import WorkTree
 from tests.conftest import ROOT, copy_repo, git
 
 BASE = ROOT / "tests" / "docs_base"

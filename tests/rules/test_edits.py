@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import yaml
 
-from bot.repo.yamlfile import Mark
+from bot.repo.load.yamlfile import Mark
 from bot.rules._edits import replace_scalars
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from bot.config import Config
 from bot.findings import Finding
 from bot.lint import lint
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from tests.conftest import FIXTURES, copy_repo
 
 FIXTURE = FIXTURES / "workflow-env"

@@ -9,7 +9,7 @@ import pytest
 from bot.config import Config
 from bot.findings import Finding
 from bot.lint import lint
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from bot.rules.recipe_image_mismatch import same_image
 from tests.conftest import FIXTURES, copy_repo
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from bot.config import load_config
 from bot.findings import Finding
 from bot.lint import lint
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from tests.conftest import EXAMPLE, FIXTURES, copy_repo
 
 MTP = "benchmarks/single_node/fixed_seq_len/kimik2.5_int4_mi325x_mtp.sh"

@@ -10,7 +10,7 @@ import pytest
 from bot.config import Config, load_config
 from bot.findings import Severity
 from bot.lint import lint
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from bot.rules import BY_CODE, RULES, resolve_rule
 from tests.conftest import EXAMPLE, FIXTURES, copy_repo
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from bot.config import Config
 from bot.findings import Finding
 from bot.lint import lint
-from bot.repo.speculators import ModelPolicy, SpecPolicy
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
+from bot.repo.load.speculators import ModelPolicy, SpecPolicy
 from tests.conftest import FIXTURES, copy_repo
 
 SCRIPTS = "benchmarks/single_node/fixed_seq_len/"

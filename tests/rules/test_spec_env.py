@@ -11,7 +11,7 @@ import pytest
 from bot.config import Config
 from bot.findings import Finding
 from bot.lint import lint
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from bot.serve.specenv import spec_var, table, version_of
 from tests.conftest import FIXTURES, copy_repo
 

@@ -12,7 +12,7 @@ from bot import rules
 from bot.config import load_config
 from bot.findings import Finding
 from bot.lint import lint
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from tests.conftest import FIXTURES, ROOT, copy_repo, git
 from tests.github.conftest import PR, REPO, fake_github, pr_files, seed_pr  # noqa: F401 (fixtures)
 from tests.rules.test_docs_examples import example_files

@@ -16,7 +16,7 @@ from bot.cli import main
 from bot.config import Config
 from bot.findings import Severity
 from bot.lint import lint
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from tests.conftest import FIXTURES, copy_repo
 
 DRAM_BLOCK = """    agentic-coding:

@@ -10,7 +10,7 @@ from pathlib import Path
 from bot.config import Config
 from bot.findings import Finding
 from bot.lint import lint
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from tests.conftest import FIXTURES, copy_repo
 
 SCRIPT = "benchmarks/single_node/fixed_seq_len/kimik2.5_int4_mi300x.sh"

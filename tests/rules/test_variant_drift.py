@@ -14,7 +14,7 @@ import bot.launches.specview as specview
 from bot.config import Config
 from bot.findings import Finding
 from bot.lint import lint
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from tests.conftest import FIXTURES, copy_repo
 
 S = "benchmarks/single_node/fixed_seq_len"

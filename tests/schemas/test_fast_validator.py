@@ -11,7 +11,7 @@ import jsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as s
 
-from bot.repo import schema, yamlfile
+from bot.repo.load import schema, yamlfile
 from tests.conftest import EXAMPLE, FIXTURES
 
 _DOCS: list[tuple[str, Any]] = []

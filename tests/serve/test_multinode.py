@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.launches.multinode import recipe_workers
-from bot.repo.yamlfile import YMap, load
+from bot.repo.load.yamlfile import YMap, load
 
 RECIPE = """\
 model:

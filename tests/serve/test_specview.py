@@ -11,7 +11,7 @@ import pytest
 from bot.config import load_config
 from bot.launches import specview
 from bot.lint import lint
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from bot.serve import specswitch
 from bot.shell import default_parser
 from tests.conftest import FIXTURES, copy_repo

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from bot.config import ConfigError, load_config
-from bot.repo.configs import Entry, Point
-from bot.repo.profile import Variant, profile_from_config
-from bot.repo.tree import WorkTree
+from bot.repo.env.profile import Variant, profile_from_config
+from bot.repo.files.tree import WorkTree
+from bot.repo.load.configs import Entry, Point
 from bot.rules._variants import MAX_CANDIDATES, candidates
 from bot.shell.evaluator import arith
 from bot.shell.evaluator.budget import HARD_MAX_STEPS, Budget, BudgetExceeded, Limits

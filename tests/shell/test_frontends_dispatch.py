@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.repo.env.profile import Profile
 from bot.repo.facts import Facts, _RepoFS
-from bot.repo.profile import Profile
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from bot.shell.evaluator.evaluate import Evaluator, Options
 from bot.shell.front import bashlex_front
 from bot.shell.front.parse import parse as ts_parse

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as s
 
-from bot.repo import yamlfile
+from bot.repo.load import yamlfile
 from bot.shell.evaluator import state
 from bot.shell.front import parse
 from bot.shell.ir import nodes as ir

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from bot.cli import main
-from bot.repo import evalcache, parsed
+from bot.repo.cache import evalcache
+from bot.repo.files import parsed
 from bot.shell.evaluator import core, options, slicing, wordops
 from bot.shell.evaluator.evaluate import Evaluator, Options, Result
 from bot.shell.front.parse import parse

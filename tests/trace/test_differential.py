@@ -20,7 +20,7 @@ import pytest
 
 from bot.config import load_config
 from bot.repo.facts import Facts, gather
-from bot.repo.tree import WorkTree
+from bot.repo.files.tree import WorkTree
 from bot.shell.evaluator import expand
 from bot.shell.evaluator.state import State
 from bot.shell.ir import nodes as ir

@@ -2,7 +2,7 @@
 
 When the repo's workflows run the launcher for the config entries (a step reached from a
 job whose matrix is a generator's output), the env of the main such path
-(:func:`bot.repo.wfenv.sweep`) is what every rule judges: which variables exist and how they
+(:func:`bot.repo.env.wfenv.sweep`) is what every rule judges: which variables exist and how they
 are computed come from the workflow files. Without one (a template no file of the repo
 calls, or no workflow at all) the profile's env table is used, limited to the names the
 benchmark template mentions, as before the workflows were read.
@@ -15,17 +15,27 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
-from bot.repo import envcache, wfenv
-from bot.repo.configs import Entry, Point
-from bot.repo.envcache import EnvStore
-from bot.repo.envrender import additional_settings
-from bot.repo.parsed import shared
-from bot.repo.profile import Profile, build_env, render
-from bot.repo.references import linear
-from bot.repo.tree import Tree
-from bot.repo.wfcalls import LauncherCall, Workflows
-from bot.shell.ir.values import Val, known, lit
+from bot.repo.cache import envcache
+from bot.repo.cache.envcache import EnvStore
+from bot.repo.env import wfenv
+from bot.repo.env.envrender import additional_settings
+from bot.repo.env.profile import Profile, build_env, render
+from bot.repo.files.parsed import shared
+from bot.repo.files.tree import Tree
+from bot.repo.load.configs import Entry, Point
+from bot.repo.workflows.wfcalls import LauncherCall, Workflows
+from bot.shell.ir.values import Val, known, lit, re2_compile
+
+
+def linear(pattern: str) -> Any:
+    """A linear-time (re2) pattern of ours, run over the repo's text."""
+    rx = re2_compile(pattern)
+    if rx is None:  # pragma: no cover - our own patterns are valid
+        raise ValueError(pattern)
+    return rx
+
 
 _TERNARY = linear(r"(?m)^\s+([A-Z_][A-Z0-9_]*):\s*\$\{\{\s*inputs\.([\w-]+)\s*==\s*'([^']*)'\s*&&\s*"
                   r"'([^']*)'\s*\|\|\s*'([^']*)'\s*\}\}\s*$")
@@ -46,7 +56,7 @@ class EnvSource:
     _fields: dict[tuple[object, ...], object] = field(default_factory=dict)  # wfenv.render_env's memo
     _values: dict[Val, Val] = field(default_factory=dict)  # and its one copy of each value
     _calls: dict[tuple[int, int, str, str], LauncherCall | None] = field(default_factory=dict)  # call_for
-    # Shared with the next lint (``bot.repo.parsed.shared``) when set: what the renders depend on
+    # Shared with the next lint (``bot.repo.files.parsed.shared``) when set: what the renders depend on
     # besides the entry and the point (the workflows' texts, the profile). Keyed by content then.
     shared_key: tuple[object, ...] | None = None
     _content: dict[int, object] = field(default_factory=dict)  # id(entry or point) -> its content hash
@@ -54,7 +64,7 @@ class EnvSource:
 
     @cached_property
     def disk(self) -> EnvStore | None:
-        """The answers kept across processes (``bot.repo.envcache``), when renders are shared."""
+        """The answers kept across processes (``bot.repo.cache.envcache``), when renders are shared."""
         return EnvStore(self.shared_key) if self.shared_key is not None and envcache.enabled() else None
 
     def _env_kept(self, across: tuple[object, ...], make: Callable[[], dict[str, Val]]) -> dict[str, Val]:

@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from bot.repo.schema import validate
-from bot.repo.tree import Tree
-from bot.repo.yamlfile import YMap, load
+from bot.repo.files.tree import Tree
+from bot.repo.load.schema import validate
+from bot.repo.load.yamlfile import YMap, load
 
 POLICY_FILES = (".benchbot/speculators.yml", ".benchbot/speculators.yaml")
 SCHEMA = "speculators.schema.json"

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.repo.recover import Broken, recover
-from bot.repo.tree import Tree
-from bot.repo.yamlfile import Mark, YamlError, YList, YMap, key_pos, load, pos_of
+from bot.repo.files.tree import Tree
+from bot.repo.load.recover import Broken, recover
+from bot.repo.load.yamlfile import Mark, YamlError, YList, YMap, key_pos, load, pos_of
 
 FIXED = "fixed-seq-len"
 AGENTIC = "agentic-coding"
@@ -56,7 +56,7 @@ class Entry:
 @dataclass
 class ConfigFile:
     """A master config. ``error``: the file could not be read at all (no entry of it is here).
-    ``broken``: it did not load whole, but its other top-level blocks did (``bot.repo.recover``):
+    ``broken``: it did not load whole, but its other top-level blocks did (``bot.repo.load.recover``):
     ``error`` is None, ``data`` and ``entries`` hold what loaded, at its positions in the file."""
 
     path: str
@@ -125,7 +125,7 @@ class Runners:
     error: YamlError | None = None
     data: Any = None
     # set with ``error`` when the file did not load whole but other labels did: ``labels`` and
-    # ``data`` hold those (``bot.repo.recover``)
+    # ``data`` hold those (``bot.repo.load.recover``)
     broken: tuple[Broken, ...] = ()
 
     def nodes(self) -> list[tuple[str, str, Mark]]:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.repo.configs import AGENTIC, Entry, Point
+from bot.repo.load.configs import AGENTIC, Entry, Point
 from bot.shell.ir.values import Val, lit, unknown
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")

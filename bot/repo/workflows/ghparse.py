@@ -1,4 +1,4 @@
-"""Parsing ``${{ }}`` templates into bot.repo.ghnodes trees (budgets: MAX_EXPR, MAX_NEST, MAX_DEPTH)."""
+"""Parsing ``${{ }}`` templates into bot.repo.workflows.ghnodes trees (budgets: MAX_EXPR, MAX_NEST, MAX_DEPTH)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from bot.repo.ghnodes import (
+from bot.repo.workflows.ghnodes import (
     _IDENT,
     BAD,
     MAX_DEPTH,

@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 from yaml.constructor import SafeConstructor
 
-from bot.repo.parsed import shared
+from bot.repo.files.parsed import shared
 from bot.shell.ir.frozen import quick_init
 
 try:

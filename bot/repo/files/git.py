@@ -9,7 +9,7 @@ import subprocess
 from collections.abc import Iterable
 from functools import cached_property
 
-from bot.repo.tree import Tree, TreeError, WorkTree, too_large
+from bot.repo.files.tree import Tree, TreeError, WorkTree, too_large
 
 STAGED = "--cached"  # ``renames(repo, rev, STAGED)``: compare with the index
 

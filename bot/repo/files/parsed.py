@@ -1,5 +1,5 @@
 """Parses shared by the lints of one process, by content: scripts (IR and syntax checks),
-YAML documents (``bot.repo.yamlfile``) and the workflows' launcher calls. The head and the
+YAML documents (``bot.repo.load.yamlfile``) and the workflows' launcher calls. The head and the
 base of a pull request (``event``, ``--new-from-rev``) differ in a file or two, and so do
 consecutive commits (``history``); parsing and loading are a third of a lint. What is
 shared is never changed by its readers, so sharing it is safe.
@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from bot import cache
 from bot.cachejson import array, integer, string
-from bot.repo.host import Host
+from bot.repo.files.host import Host
 from bot.shell.analysis.needs import Need
 from bot.shell.analysis.needs import needs as find_needs
 from bot.shell.evaluator.state import Loc

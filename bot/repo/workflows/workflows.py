@@ -1,17 +1,17 @@
 """The workflows half of the chain: which steps run a runner launcher, and with what env.
 
-Read with PyYAML's C composer (positions kept, :mod:`bot.repo.yamlfile`). For every step
+Read with PyYAML's C composer (positions kept, :mod:`bot.repo.load.yamlfile`). For every step
 whose ``run:`` script runs a launcher (``bash ./runners/launch_${RUNNER_NAME%%_*}.sh``, or
 the profile's launcher pattern with a literal node prefix), and for every way that step is
 reached (a reusable workflow is followed from each in-repo caller, ``uses:
 ./.github/workflows/x.yml`` with ``with:``), this gives a :class:`LauncherCall`: the env
 the launcher starts with (workflow, job and step ``env:``, ``export`` lines of the step's
 script before the launcher, ``$GITHUB_ENV`` lines of earlier steps), each value a GitHub
-expression template (:mod:`bot.repo.ghexpr`) with the callee's ``inputs.x`` replaced by
+expression template (:mod:`bot.repo.workflows.ghexpr`) with the callee's ``inputs.x`` replaced by
 what the caller passes (or the input's default). A matrix that comes from a generator
 step's JSON output (``${{ fromJson(needs.x.outputs.y) }}``) stands for the config entries.
 
-Facts only (their types: :mod:`bot.repo.wfcalls`): which env is wrong is decided by the rules
+Facts only (their types: :mod:`bot.repo.workflows.wfcalls`): which env is wrong is decided by the rules
 (``env-not-passed``).
 """
 
@@ -21,9 +21,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from bot.repo import ghexpr as gx
-from bot.repo.wfcalls import EnvVar, Hop, LauncherCall, Workflows
-from bot.repo.yamlfile import Mark, YList, YMap, key_pos, load, pos_of, text_line
+from bot.repo.load.yamlfile import Mark, YList, YMap, key_pos, load, pos_of, text_line
+from bot.repo.workflows import ghexpr as gx
+from bot.repo.workflows.wfcalls import EnvVar, Hop, LauncherCall, Workflows
 
 MAX_CALL_DEPTH = 4  # reusable workflows calling reusable workflows (GitHub allows 4 levels)
 MAX_CALLS = 2_000  # launcher calls over all workflows (a hostile repo cannot multiply them)

@@ -33,8 +33,8 @@ from typing import Any
 
 from bot import cache
 from bot.cachejson import Refused, array, boolean, integer, obj, string
-from bot.repo import parsed
-from bot.repo.host import Host
+from bot.repo.files import parsed
+from bot.repo.files.host import Host
 from bot.shell.evaluator import state
 from bot.shell.evaluator.budget import BudgetHit
 from bot.shell.evaluator.options import FileSystem, PathResult, Result

@@ -1,4 +1,4 @@
-"""What the workflows half of the chain gives (:mod:`bot.repo.workflows` reads them): the
+"""What the workflows half of the chain gives (:mod:`bot.repo.workflows.workflows` reads them): the
 launcher calls, each with the env the launcher starts with and the way it is reached, and
 the errors of the workflows that could not be read."""
 
@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.repo import ghexpr as gx
+from bot.repo.workflows import ghexpr as gx
 
 
 @dataclass(frozen=True)

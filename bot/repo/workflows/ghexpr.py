@@ -27,7 +27,7 @@ import json
 import math
 from collections.abc import Callable
 
-from bot.repo.ghnodes import (
+from bot.repo.workflows.ghnodes import (
     BAD,
     MAX_DEPTH,
     MAX_EXPR,
@@ -49,7 +49,7 @@ from bot.repo.ghnodes import (
     to_string,
     unparse,
 )
-from bot.repo.ghparse import _parse_number, parse_errors, parse_template
+from bot.repo.workflows.ghparse import _parse_number, parse_errors, parse_template
 
 __all__ = ["BAD", "MAX_DEPTH", "MAX_EXPR", "MAX_JSON", "MAX_NEST", "MAX_SIZE", "UNKNOWN", "Bin", "Call", "Lit",
            "Node", "Not", "Ref", "Template", "evaluate", "evaluate_template", "parse_errors", "parse_template",

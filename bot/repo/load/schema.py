@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
 
-from bot.repo.yamlfile import Mark, YList, YMap
+from bot.repo.load.yamlfile import Mark, YList, YMap
 
 if TYPE_CHECKING:
     # jsonschema (with referencing and attrs, a fifth of a warm lint to import) is loaded

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any, Protocol
 
-from bot.repo.tree import Tree
+from bot.repo.files.tree import Tree
 from bot.shell.ir import nodes as ir
 
 
 class Settings(Protocol):
-    """The part of the profile the caches read (``bot.repo.profile.Profile``)."""
+    """The part of the profile the caches read (``bot.repo.env.profile.Profile``)."""
 
     @property
     def env_checks(self) -> Collection[str]: ...

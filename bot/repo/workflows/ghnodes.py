@@ -1,4 +1,4 @@
-"""The nodes of a GitHub Actions expression, and the walks over them (see bot.repo.ghexpr).
+"""The nodes of a GitHub Actions expression, and the walks over them (see bot.repo.workflows.ghexpr).
 
 Every walk is iterative and visits a shared subtree once; a substitution whose result
 would be deeper than MAX_DEPTH or larger than MAX_SIZE nodes becomes ``BAD``.

@@ -3,7 +3,7 @@ workflows for an (entry, point, node) is the same in every lint of the same text
 
 A lint of InferenceX makes about 6,000 such answers: envs (each a walk of the workflow's
 env expressions, matrix fields and inputs), the few variables of one a comparison needs,
-and which path runs each point. Once the evaluations came from ``bot.repo.evalcache``, they
+and which path runs each point. Once the evaluations came from ``bot.repo.cache.evalcache``, they
 were a sixth of a warm lint. Those answers depend only
 on what ``EnvSource._across`` keys them by: the workflows' texts and the profile, the
 call's place among the workflows' calls, the entry's and the point's contents, the node
@@ -33,8 +33,8 @@ from typing import Any, TypeVar
 
 from bot import cache
 from bot.cachejson import Refused, boolean, obj, string
-from bot.repo import evalcache
-from bot.repo.parsed import shared
+from bot.repo.cache import evalcache
+from bot.repo.files.parsed import shared
 from bot.shell.ir.values import Unk, Val
 
 FORMAT = "1"
@@ -141,7 +141,7 @@ class EnvStore:
 
     def kept(self, across: tuple[object, ...], make: Callable[[], T], dec: Callable[[Any], T]) -> T:
         """The answer for ``across`` (its entry at index 3): from this process's memo
-        (``bot.repo.parsed.shared``), else from the file, else ``make()`` (written at the next
+        (``bot.repo.files.parsed.shared``), else from the file, else ``make()`` (written at the next
         flush). Answers are envs (dicts) or booleans. Whatever it came from, the answer is
         noted as used by this lint: a file written later holds all its entries' answers that
         the lint used, not only those the memo did not have (``event``'s second lint,

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from bot.repo.configs import AGENTIC, Entry, Point
-from bot.repo.envrender import EnvSpec, additional_settings, render, seq_name
+from bot.repo.env.envrender import EnvSpec, additional_settings, render, seq_name
+from bot.repo.load.configs import AGENTIC, Entry, Point
 from bot.shell.evaluator import budget as _budget
 from bot.shell.ir.values import Val, unknown
 

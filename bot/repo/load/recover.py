@@ -8,7 +8,7 @@ and blank lines go with the block above them, the lines before the first key are
 every load keeps: ``---``, directives), finds the blocks that do not load on their own, and
 loads every other block together, so that an alias of an anchor in another block still works.
 A block that fails only in that combined load (an alias of an anchor in a broken block, an
-anchor defined twice, the node budget of ``bot.repo.yamlfile``) is set apart at the line the
+anchor defined twice, the node budget of ``bot.repo.load.yamlfile``) is set apart at the line the
 combined load names, for at most :data:`MAX_ROUNDS` loads; past that nothing is recovered.
 A block whose only fault is an alias of an anchor in a broken block names that block as its
 ``cause`` (one root cause, its consequences).
@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.repo.yamlfile import YamlError, YMap, load
+from bot.repo.load.yamlfile import YamlError, YMap, load
 
 CHUNK = 64  # blocks loaded together before they are loaded one by one
 MAX_ROUNDS = 16  # combined loads that may each set apart one more block (or run of blocks)

@@ -1,6 +1,6 @@
 """A launcher call's env for one (entry, point, node), and which calls stand for the sweep.
 
-A workflow call (:class:`bot.repo.workflows.LauncherCall`) holds templates over the
+A workflow call (:class:`bot.repo.workflows.workflows.LauncherCall`) holds templates over the
 outermost caller's contexts. Rendering them for an entry needs to know what the matrix
 generator puts in each field of an entry's JSON (``matrix.config.exp-name`` is the run
 name, ``matrix.config.ep`` the point's ``ep`` or 1): that is the profile's
@@ -15,12 +15,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.repo import ghexpr as gx
-from bot.repo.configs import Entry, Point
-from bot.repo.profile import Profile, render
-from bot.repo.tree import glob_match
-from bot.repo.wfcalls import LauncherCall, Workflows
-from bot.repo.workflows import input_default
+from bot.repo.env.profile import Profile, render
+from bot.repo.files.tree import glob_match
+from bot.repo.load.configs import Entry, Point
+from bot.repo.workflows import ghexpr as gx
+from bot.repo.workflows.wfcalls import LauncherCall, Workflows
+from bot.repo.workflows.workflows import input_default
 from bot.shell.ir.values import Val, known, lit, unknown
 
 # Variables GitHub's runner sets itself on every job (the rest of GITHUB_*/RUNNER_* are the

@@ -3,8 +3,8 @@ script that runs (scenario, sequence lengths, the profile's ``point-keys``)."""
 
 from __future__ import annotations
 
-from bot.repo.configs import Point
-from bot.repo.profile import Profile
+from bot.repo.env.profile import Profile
+from bot.repo.load.configs import Point
 
 __all__ = ["point_key", "representatives"]
 

@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from bot.repo.yamlfile import YamlError, YList, YMap, load
+from bot.repo.load.yamlfile import YamlError, YList, YMap, load
 
 MAX_GLOB = 512
 _PR_LINK = re.compile(r"(https://[A-Za-z0-9.-]{1,100}/[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}/pull/)[0-9]{1,9}")

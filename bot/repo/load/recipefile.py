@@ -20,8 +20,8 @@ from typing import Any
 
 from bot import cache
 from bot.cachejson import array, integer, obj, string
-from bot.repo.host import Host
-from bot.repo.yamlfile import Mark, YamlError, YList, YMap, load, pos_of
+from bot.repo.files.host import Host
+from bot.repo.load.yamlfile import Mark, YamlError, YList, YMap, load, pos_of
 
 _SELECTOR_INDEX = re.compile(r"\[(\d+)\]\Z")
 FORMAT = "1"  # of the cached payload
