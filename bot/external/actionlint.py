@@ -20,13 +20,12 @@ line (named, not numbered), the kind and the message without positions.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.external.places import Places, Workspace
-from bot.external.tools import Ran
+from bot.external.tools import Ran, json_items
 from bot.findings import Finding, Severity
 
 ERRORS = frozenset({"syntax-check", "expression", "job-needs", "matrix", "events", "action", "workflow-call",
@@ -46,18 +45,12 @@ def argv(exe: str, files: Sequence[str], shellcheck: str | None, config: str | N
 
 def findings(ran: Ran, ws: Workspace, texts: Mapping[str, str]) -> tuple[list[Finding], list[str]]:
     """The findings of one run, and notes (why it gave nothing)."""
-    if ran.problem is not None:
-        return [], [f"actionlint: {ran.problem}; no actionlint findings"]
-    if ran.code not in (0, 1):  # 1: problems found; 2: bad options; 3: a failure
-        last = (ran.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1]
-        return [], [f"actionlint failed (exit {ran.code}): {last[:300]}; no actionlint findings"]
-    try:
-        raw = json.loads(ran.stdout or "[]")
-    except json.JSONDecodeError as exc:
-        return [], [f"actionlint printed no JSON ({exc.msg}); no actionlint findings"]
+    items, failed = json_items(ran, "actionlint", (0, 1))  # 1: problems found; 2: bad options; 3: a failure
+    if failed is not None:
+        return [], [failed]
     places: dict[str, Places] = {}
     out: list[Finding] = []
-    for item in raw if isinstance(raw, list) else []:
+    for item in items:
         f = _finding(item, ws, texts, places)
         if f is not None:
             out.append(f)

@@ -12,14 +12,16 @@ without tokens (zizmor's online audits would use ``GH_TOKEN``/``GITHUB_TOKEN``; 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 MAX_OUTPUT = 32 * 1024 * 1024  # bytes of a tool's standard output we read
 _DROP_ENV = ("GH_TOKEN", "GITHUB_TOKEN", "BENCHBOT_GITHUB_TOKEN", "ZIZMOR_CONFIG", "ACTIONS_RUNTIME_TOKEN",
@@ -66,6 +68,21 @@ class Ran:
     stdout: str
     stderr: str
     problem: str | None = None  # a budget hit or a tool that would not start
+
+
+def json_items(ran: Ran, tool: str, ok: Collection[int]) -> tuple[list[Any], str | None]:
+    """The items of the JSON list a run printed, or why there are none (a note naming the tool):
+    a budget hit, an exit code not in ``ok``, output that is not JSON."""
+    if ran.problem is not None:
+        return [], f"{tool}: {ran.problem}; no {tool} findings"
+    if ran.code not in ok:
+        last = (ran.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1]
+        return [], f"{tool} failed (exit {ran.code}): {last[:300]}; no {tool} findings"
+    try:
+        raw = json.loads(ran.stdout or "[]")
+    except json.JSONDecodeError as exc:
+        return [], f"{tool} printed no JSON ({exc.msg}); no {tool} findings"
+    return (raw if isinstance(raw, list) else []), None
 
 
 def run(argv: Sequence[str], cwd: str, timeout: float) -> Ran:

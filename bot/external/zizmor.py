@@ -19,13 +19,12 @@ One zizmor finding is one benchbot finding ``zizmor/<audit>``:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.external.places import Places, Workspace
-from bot.external.tools import Ran
+from bot.external.tools import Ran, json_items
 from bot.findings import Finding, Related, Severity
 
 SEVERITY = {"high": Severity.ERROR, "medium": Severity.WARNING, "low": Severity.INFO, "informational": Severity.INFO,
@@ -51,18 +50,12 @@ def findings(ran: Ran, ws: Workspace, texts: Mapping[str, str]) -> tuple[list[tu
     notes (what it could not read, or why it gave nothing)."""
     notes = [f"zizmor skipped a file it could not read: {m.group(1)[:200]}"
              for m in _PARSE_FAILED.finditer(ran.stderr)]
-    if ran.problem is not None:
-        return [], [f"zizmor: {ran.problem}; no zizmor findings"]
-    if ran.code != 0:
-        last = (ran.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1]
-        return [], [f"zizmor failed (exit {ran.code}): {last[:300]}; no zizmor findings"]
-    try:
-        raw = json.loads(ran.stdout or "[]")
-    except json.JSONDecodeError as exc:
-        return [], [f"zizmor printed no JSON ({exc.msg}); no zizmor findings"]
+    items, failed = json_items(ran, "zizmor", (0,))  # --no-exit-codes: 0 with or without findings
+    if failed is not None:
+        return [], [failed]
     places: dict[str, Places] = {}
     out: list[tuple[Finding, int]] = []
-    for item in raw if isinstance(raw, list) else []:
+    for item in items:
         f = _finding(item, ws, texts, places)
         if f is not None:
             out.append(f)

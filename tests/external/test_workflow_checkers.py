@@ -16,19 +16,8 @@ import pytest
 from bot.cli import main
 from bot.external.tools import locate, version
 from tests.conftest import EXAMPLE, git
+from tests.external.workflow_texts import CLEAN, INJECTABLE
 
-CLEAN = """\
-name: ci
-on: pull_request
-permissions: {}
-jobs:
-  greet:
-    runs-on: ubuntu-latest
-    steps:
-      - name: Greet
-        run: echo "hello"
-"""
-INJECTABLE = CLEAN.replace('echo "hello"', 'echo "${{ github.event.pull_request.title }}"')
 WORKFLOW = ".github/workflows/ci.yml"
 
 

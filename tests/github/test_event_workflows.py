@@ -14,21 +14,10 @@ import pytest
 from fakegithub import FakeGitHub
 
 from tests.conftest import EXAMPLE, git
+from tests.external.workflow_texts import CLEAN, INJECTABLE
 from tests.github.conftest import PR, REPO, pr_files
 
 WORKFLOW = ".github/workflows/greet.yml"
-CLEAN = """\
-name: greet
-on: pull_request
-permissions: {}
-jobs:
-  greet:
-    runs-on: ubuntu-latest
-    steps:
-      - name: Greet
-        run: echo "hello"
-"""
-INJECTABLE = CLEAN.replace('echo "hello"', 'echo "${{ github.event.pull_request.title }}"')
 
 
 def _pr(tmp_path: Path, gh: FakeGitHub, monkeypatch: pytest.MonkeyPatch, base_config: str | None,
