@@ -10,6 +10,7 @@ This is the GitHub side of recipe parity: the comparison itself (``bot.recipes``
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
@@ -36,8 +37,13 @@ class ContentsPort(Protocol):
     def blob(self, repo: str, sha: str, path: str, max_bytes: int = ...) -> bytes | None: ...
 
 
+_TOO_MANY = re.compile(r"(?<![\w.:=])429(?![\w.])")
+
+
 def _reason(exc: GitHubError, what: str) -> str:
-    if exc.rate_limited or (exc.status == 0 and "429" in exc.message):  # 429s until the retries ran out
+    # 429s until the retries ran out ("too many 429 error responses"); a port such as 42963 in
+    # a refused connection's message is not one
+    if exc.rate_limited or (exc.status == 0 and _TOO_MANY.search(exc.message)):
         return (f"{what}: GitHub's API rate limit is exhausted ({exc.message}); set BENCHBOT_RECIPES_TOKEN "
                 f"(or GITHUB_TOKEN) for a higher limit, or use --offline with a cached copy")
     if exc.status == 0:

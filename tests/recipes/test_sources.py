@@ -14,7 +14,8 @@ from fakegithub.contents import add_files, rate_limit, truncate
 from bot import cache
 from bot.config import ConfigError, RecipeSettings, RepoRef, load_config
 from bot.github.adapter_contents import ContentsClient, from_env
-from bot.github.recipe_sources import GitHubSource, open_sources
+from bot.github.port import GitHubError
+from bot.github.recipe_sources import GitHubSource, _reason, open_sources
 from bot.recipes.model import SourceUnavailable
 from bot.recipes.sources import CACHE_KIND, CachedSource, LocalSource, detect
 from bot.repo.files.tree import WorkTree
@@ -220,6 +221,19 @@ def test_second_read_comes_from_the_cache_with_the_network_gone(gh: FakeGitHub) 
     assert any("cannot be reached" in n and sha[:12] in n for n in later.notes)
     assert later.get(GLM) == RECIPES[GLM] and later.list("models") == online.list("models")
     assert later.get("models/none.yaml") is None  # the cached file list is complete
+
+
+@pytest.mark.parametrize("port", [42963, 4290, 14291, 429])
+def test_a_refused_connection_on_a_port_with_429_in_it_is_not_a_rate_limit(port: int) -> None:
+    """The fake GitHub listens on a random port: one such as 42963 made the refused connection's
+    message (which names the port) read as "too many 429 error responses" (a flaky test)."""
+    refused = (f"HTTPConnectionPool(host='127.0.0.1', port={port}): Max retries exceeded with url: "
+               f"/api/v3/repos/o/r (Caused by NewConnectionError('Failed to establish a new connection: "
+               f"[Errno 111] Connection refused'))")
+    assert "cannot be reached" in _reason(GitHubError(0, refused), "vLLM recipes")
+    limited = ("HTTPSConnectionPool(host='api.github.com', port=443): Max retries exceeded with url: "
+               "/repos/o/r (Caused by ResponseError('too many 429 error responses'))")
+    assert "rate limit is exhausted" in _reason(GitHubError(0, limited), "vLLM recipes")
 
 
 def test_offline_uses_only_the_cache(gh: FakeGitHub) -> None:
