@@ -35,10 +35,10 @@ What is cached (callers own their keys, which must cover every input), all of it
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import re
 import stat
-import tempfile
 import threading
 from functools import lru_cache
 from importlib.resources import files as resource_files
@@ -54,6 +54,8 @@ MAX_ENTRY_BYTES = 64 * 1024 * 1024  # a file larger than any entry benchbot writ
 # a planted link or FIFO: refused, never followed or waited on
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _KEY = re.compile(r"[0-9a-f]{16,128}\Z")
+# an entry's folder: the first hex digit of its key (16 folders a kind: few to make, small to list)
+FANOUT = 1
 _KINDS = re.compile(r"[a-z][a-z0-9-]{0,31}\Z")
 _disabled = False
 _lock = threading.Lock()
@@ -108,7 +110,7 @@ def key(*parts: str | bytes) -> str:
 def _path(kind: str, k: str, base: Path | None = None) -> Path:
     if not _KINDS.match(kind) or not _KEY.match(k):
         raise ValueError(f"bad cache key {kind}/{k}")
-    return (root() if base is None else base) / kind / k[:2] / k
+    return (root() if base is None else base) / kind / k[:FANOUT] / k
 
 
 def persistent() -> bool:
@@ -196,24 +198,7 @@ def put(kind: str, k: str, payload: bytes) -> None:
     if not _trusted(trust, base):
         return
     data = cachetrust.seal(trust, kind, k, payload) + b"\n" + payload
-    try:
-        try:
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        except FileNotFoundError:  # the first entry of its folder: make it (the cache's own 0700)
-            base.mkdir(mode=0o700, parents=True, exist_ok=True)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-    except OSError:
+    if not _write(base, path, data):
         return
     with _lock:
         now = _known.get(base)
@@ -222,6 +207,55 @@ def put(kind: str, k: str, payload: bytes) -> None:
             _known[base] = now + len(data)  # a rewritten key counts twice: a walk comes early, never late
     if due:
         prune(MAX_BYTES)
+
+
+_folders: set[Path] = set()  # entry folders this process made or found (a cold lint writes into hundreds)
+_serial = itertools.count()
+
+
+def _write(base: Path, path: Path, data: bytes) -> bool:
+    """Write one entry: a temporary file of this process in the entry's folder, renamed into
+    place. A cold lint writes about a thousand entries, so this makes the fewest system calls
+    it can: a folder is made once (then remembered), a temporary name is this process's own
+    (``O_EXCL`` still refuses one that exists). False when it could not be written."""
+    folder = path.parent
+    for _ in range(3):
+        if folder not in _folders:
+            try:
+                try:
+                    folder.mkdir(exist_ok=True)
+                except FileNotFoundError:  # the first entry of its kind
+                    base.mkdir(mode=0o700, parents=True, exist_ok=True)  # the cache's own 0700
+                    folder.mkdir(parents=True, exist_ok=True)
+            except OSError:
+                return False
+            _folders.add(folder)
+        tmp = folder / f".tmp-{os.getpid()}-{threading.get_ident()}-{next(_serial)}"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+        except FileNotFoundError:  # the folder went (``cache clear`` meanwhile): made again
+            _folders.discard(folder)
+            continue
+        except FileExistsError:  # left by a process that had this pid: the next name
+            continue
+        except OSError:
+            return False
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)
+        except OSError:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            return False
+        return True
+    return False
 
 
 def _entries() -> list[tuple[float, int, Path]]:

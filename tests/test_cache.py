@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -89,6 +91,26 @@ def test_writes_walk_the_folder_once_until_it_may_be_over_the_bound(where: Path,
         cache.put("t", cache.key("w", str(i)), bytes(1000))
     assert walks  # the count passed the bound: walked and pruned
     assert cache.size()[1] <= total + 3 * 1100
+
+
+def test_a_folder_removed_under_a_running_process_is_made_again(where: Path) -> None:
+    """Entry folders are made once per process and then remembered: one that went meanwhile
+    (another process's ``cache clear``, a removed folder) is made again, and a temporary file
+    left by a process that had this pid does not block a write."""
+    k, other = cache.key("gone", "1"), cache.key("gone", "2")
+    cache.put("t", k, b"first")
+    shutil.rmtree(where)
+    cache.put("t", other, b"second")
+    assert cache.get("t", other) == b"second" and cache.get("t", k) is None
+    folder = cache._path("t", other, where).parent
+    assert (where.stat().st_mode & 0o777) == 0o700
+    start = next(cache._serial)
+    for n in range(start + 1, start + 4):  # the next names this process picks, left by another
+        (folder / f".tmp-{os.getpid()}-{threading.get_ident()}-{n}").touch()
+    cache.put("t", other, b"third")  # every try refused (O_EXCL): not written, no error
+    assert cache.get("t", other) == b"second"
+    cache.put("t", other, b"fourth")  # the next name is free
+    assert cache.get("t", other) == b"fourth"
 
 
 def test_an_unwritable_cache_is_a_cache_that_misses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -194,7 +216,7 @@ KEY = "k" * 40  # BENCHBOT_CACHE_KEY in these tests (at least cachetrust.MIN_KEY
 
 
 def _entry(where: Path, kind: str, k: str) -> Path:
-    return where / kind / k[:2] / k
+    return cache._path(kind, k, where)
 
 
 def test_with_a_key_entries_are_sealed_and_only_sealed_ones_read(where: Path, monkeypatch: pytest.MonkeyPatch) -> None:

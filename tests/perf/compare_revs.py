@@ -1,14 +1,18 @@
 """Lint time of this checkout against an earlier benchbot revision, in one run.
 
-    python tests/perf/compare_revs.py REPO --against REV [--repeat N] [--rev REPO_REV]
+    python tests/perf/compare_revs.py REPO --against REV [--repeat N] [--rev REPO_REV] [--no-bytecode]
 
 Extracts benchbot at ``REV`` (``git archive``) into a temporary directory and times one
 ``bot.lint.lint`` of ``REPO`` in a fresh process per checkout, alternating between the two N
 times (so drift of a noisy machine hits both alike). The same harness (below) runs both:
 each process imports its checkout's ``bot``, opens the tree and loads the config, then times
 the lint alone, in wall and CPU seconds, with an empty persistent cache (``bot.cache``): a
-cold lint. Printed: min and median per checkout, and the change as the median of the N
-paired ratios (new / old of the same round) and as the ratio of the minima. This is how
+cold lint. Both checkouts' modules are byte-compiled first (into a temporary
+``PYTHONPYCACHEPREFIX``), as ``pip install`` does: a module a lint imports late is then
+loaded, not compiled, in the timed part, whatever ``PYTHONDONTWRITEBYTECODE`` says
+(``--no-bytecode``: compiled on import, as in a checkout run with that variable set).
+Printed: min and median per checkout, and the change as the median of the N paired ratios
+(new / old of the same round) and as the ratio of the minima. This is how
 "no slower than before by more than X%" is measured.
 """
 
@@ -54,12 +58,20 @@ print(time.perf_counter() - w, time.process_time() - c, n, resource.getrusage(re
 """
 
 
-def one(checkout: Path, repo: str, rev: str | None) -> tuple[float, float, int, int]:
+def compile_all(checkout: Path, prefix: str) -> None:
+    """Byte-compile ``checkout``'s ``bot`` into ``prefix`` (what an install leaves behind)."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "-j0", str(checkout / "bot")], check=True,
+                   capture_output=True, env={**os.environ, "PYTHONPYCACHEPREFIX": prefix})
+
+
+def one(checkout: Path, repo: str, rev: str | None, prefix: str | None) -> tuple[float, float, int, int]:
     """(wall seconds, CPU seconds, findings, peak RSS in KB) of one lint in a fresh process."""
     cmd = [sys.executable, "-c", HARNESS, repo, rev or ""]
     with tempfile.TemporaryDirectory() as cache_dir:  # cold: an empty persistent cache each run
         env = {**os.environ, "BENCHBOT_CACHE_DIR": cache_dir}
         env.pop("BENCHBOT_NO_CACHE", None)
+        if prefix is not None:
+            env["PYTHONPYCACHEPREFIX"] = prefix
         out = subprocess.run(cmd, cwd=checkout, check=True, capture_output=True, text=True, env=env).stdout.split()
     return float(out[0]), float(out[1]), int(out[2]), int(out[3])
 
@@ -70,14 +82,21 @@ def main() -> int:
     ap.add_argument("--against", required=True, help="the benchbot revision to compare with")
     ap.add_argument("--rev", help="lint this revision of REPO (git)")
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--no-bytecode", action="store_true",
+                    help="do not byte-compile first: modules imported during the lint are compiled then")
     args = ap.parse_args()
     repo = str(Path(args.repo).resolve())
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as pyc:
         old = extract(args.against, Path(tmp))
+        prefix = None if args.no_bytecode else pyc
+        if prefix is not None:
+            compile_all(old, prefix)
+            compile_all(HERE, prefix)
+        print("modules byte-compiled first" if prefix else "modules compiled as they are imported (--no-bytecode)")
         runs: dict[str, list[tuple[float, float, int, int]]] = {"old": [], "new": []}
         for _ in range(args.repeat):
-            runs["old"].append(one(old, repo, args.rev))
-            runs["new"].append(one(HERE, repo, args.rev))
+            runs["old"].append(one(old, repo, args.rev, prefix))
+            runs["new"].append(one(HERE, repo, args.rev, prefix))
     for name, label in (("old", args.against), ("new", "this checkout")):
         wall, cpu = [r[0] for r in runs[name]], [r[1] for r in runs[name]]
         print(f"{label}: lint wall min {min(wall):.3f}s median {statistics.median(wall):.3f}s, "
