@@ -1,4 +1,5 @@
-"""Command line: ``python -m bot lint|dispatch|event|eval-compare|rules|explain``. The only module that prints."""
+"""Command line: ``python -m bot lint|dispatch|event|serve|...``: the parser, and each command handed to its
+module (``cli_lint``, ``cli_rules``, ``cli_serve``...), which prints its output."""
 
 from __future__ import annotations
 
@@ -14,25 +15,25 @@ from bot import (
     cli_event,
     cli_fix,
     cli_history,
+    cli_lint,
     cli_map,
     cli_recipes,
+    cli_rules,
     cli_serve,
     cli_trace,
     cli_workflows,
-    rules,
 )
-from bot.config import Config, ConfigError, load_config
-from bot.findings import Finding, Severity
-from bot.newonly import Comparison
+from bot.config import ConfigError, load_config
+from bot.findings import Severity
 from bot.repo.files.git import open_tree
-from bot.repo.files.tree import Tree, TreeError, find_root
-from bot.report import Stats, visible
+from bot.repo.files.tree import TreeError, find_root
+from bot.report import visible
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 # stdout was closed under us (`benchbot lint | head -1`): 128 + SIGPIPE, what the shell reports for a
 # C tool the signal killed; kept apart from 1 (findings) so that `set -o pipefail` scripts can tell.
 EXIT_PIPE = 141
-FORMATS = ("text", "json", "sarif", "github", "markdown")
+FORMATS = cli_lint.FORMATS
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -79,9 +80,7 @@ def _parser() -> argparse.ArgumentParser:
     cli_cache.add_option(p, top=True)
     for name in ("lint", "dispatch", "event", "serve", "history", "recipes"):
         cli_cache.add_option(sub.choices[name])
-    sub.add_parser("rules", help="list the rules")
-    explain = sub.add_parser("explain", help="print a rule's documentation")
-    explain.add_argument("rule", help="a rule id or code, e.g. ignored-variant or BB103 (see 'benchbot rules')")
+    cli_rules.add_parsers(sub)  # rules, explain
     return p
 
 
@@ -130,36 +129,20 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "cache":
         return cli_cache.run(args)
     if args.command == "history":
-        code, out, summary = cli_history.run(args, _rule_list)
+        code, out, summary = cli_history.run(args, cli_lint.rule_list)
         if code != EXIT_OK or args.output is None:
             sys.stdout.write(out)
             return code
-        if not _write(args.output, out):
+        if not cli_lint.write(args.output, out):
             return EXIT_USAGE
         print(f"benchbot: wrote the {args.format} report to {args.output}: {visible(summary)}")
         return EXIT_OK
     if args.command == "eval-compare":
         return cli_eval.run(args)
     if args.command == "rules":
-        for rid, module in sorted(rules.RULES.items(), key=lambda item: item[1].CODE):
-            print(f"{module.CODE}  {rid:<22} {module.SEVERITY.label:<8} {module.SUMMARY}")
-        return EXIT_OK
+        return cli_rules.run_rules(args)
     if args.command == "explain":
-        from bot.report import rule_text
-
-        found = rules.resolve_rule(args.rule)
-        if found is None:
-            print(f"benchbot: unknown rule {args.rule!r}; see 'benchbot rules'", file=sys.stderr)
-            return EXIT_USAGE
-        if found not in rules.RULES:  # zizmor/<audit>, actionlint/<kind>: the tool documents it
-            from bot.external.names import help_uri
-
-            print(f"{found}: a rule of an external workflow checker (benchbot lint --workflows); see {help_uri(found)}")
-            return EXIT_OK
-        module = rules.RULES[found]
-        print(f"{found} ({module.CODE}, {module.SEVERITY.label})\n")
-        print(rule_text(module))
-        return EXIT_OK
+        return cli_rules.run_explain(args)
     if args.command in ("lint", "dispatch", "serve", "recipes", "trace", "map"):
         for option in ("rev", "new_from_rev"):
             if getattr(args, option, None) == "":  # `--rev ""` (an unset variable) is no revision
@@ -182,7 +165,7 @@ def _command(args: argparse.Namespace) -> int:
         return cli_map.run(args, _entry_hint)
     if args.command == "event":
         return _event(args)
-    return _lint(args)
+    return cli_lint.run(args)
 
 
 def _locate(args: argparse.Namespace) -> str | None:
@@ -263,9 +246,10 @@ def _event(args: argparse.Namespace) -> int:
     out = event.route(name, payload, env, port, opts)
     sarif = None
     if out.findings is not None and out.stats is not None:
-        sys.stdout.write(_render(args.format or "github", out.findings, out.stats, out.root, None, False, False))
+        fmt = args.format or "github"
+        sys.stdout.write(cli_lint.render(fmt, out.findings, out.stats, out.root, None, False, False))
         if out.head_findings is not None:
-            sarif = _render("sarif", out.head_findings, out.stats, out.root, None, False, False)
+            sarif = cli_lint.render("sarif", out.head_findings, out.stats, out.root, None, False, False)
     for line in out.logs:
         print(line, file=sys.stderr)
     files = [(args.sarif_file, sarif, "w")]
@@ -280,154 +264,3 @@ def _event(args: argparse.Namespace) -> int:
                 print(f"benchbot: cannot write {path}: {exc.strerror}", file=sys.stderr)
                 return EXIT_USAGE
     return out.code
-
-
-def _write(path: str, text: str) -> bool:
-    """Write a report to ``path``; False (and why, on stderr) when it cannot be written."""
-    try:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    except OSError as exc:
-        print(f"benchbot: cannot write {path}: {exc.strerror}", file=sys.stderr)
-        return False
-    return True
-
-
-def _rule_list(text: str | None) -> frozenset[str] | None:
-    if text is None:
-        return None
-    out = set()
-    for name in (t.strip() for t in text.split(",")):
-        if not name:
-            continue
-        rid = rules.resolve_rule(name)
-        if rid is None:
-            raise ConfigError(f"unknown rule {name!r}; see 'benchbot rules'")
-        out.add(rid)
-    return frozenset(out)
-
-
-def _use_color(tty: bool) -> bool:
-    """Colour on a terminal; NO_COLOR turns it off, FORCE_COLOR on (https://no-color.org)."""
-    if os.environ.get("NO_COLOR"):
-        return False
-    if os.environ.get("FORCE_COLOR"):
-        return True
-    return tty and os.environ.get("TERM") != "dumb"
-
-
-def _render(fmt: str, findings: list[Finding], stats: Stats, root: str, tree: Tree | None, show_fixes: bool,
-            frames: bool, color: bool = False, rev: bool = False, compared: Comparison | None = None) -> str:
-    """A report in one of FORMATS. ``root``: the repo root (a directory, or ``repo@rev``)."""
-    from pathlib import Path
-
-    from bot.report import github, markdown, sarif
-    from bot.report import json as json_report
-    from bot.report import text as text_report
-
-    if fmt == "json":
-        return json_report.render(findings, stats, root, compared=compared)
-    if fmt == "sarif":
-        return sarif.render(findings, stats, root_uri=Path(root).as_uri() + "/" if not rev and tree else None)
-    if fmt == "github":
-        return github.render(findings, stats)
-    if fmt == "markdown":
-        return markdown.render(findings, stats)
-    return text_report.render(findings, stats, show_fixes=show_fixes, source=tree.text if tree else (lambda _: None),
-                              frames=frames, color=color, compared=compared)
-
-
-def _lint(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
-    from bot.lint import lint
-    from bot.report import text as text_report
-
-    problem = cli_compare.usage_error(args) or cli_fix.usage_error(args)
-    if problem:
-        print(f"benchbot: {visible(problem)}", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        tree: Tree = cli_compare.open_head(args)
-        conf: Config = cli_compare.policy_config(args, tree)
-        select = _rule_list(args.select)
-        ignore = _rule_list(args.ignore)
-        if select is not None:
-            conf = replace(conf, select=select)
-        if ignore:
-            conf = replace(conf, ignore=conf.ignore | ignore)
-        if args.fail_on:
-            conf = replace(conf, fail_on=Severity.parse(args.fail_on))
-    except (TreeError, ConfigError) as exc:
-        print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
-        return EXIT_USAGE
-    tree.limit(conf.max_file_bytes)
-    try:
-        result = lint(tree, conf, recipes=cli_recipes.lint_sources(args, conf))
-    except ValueError as exc:  # a --recipes folder of no known layout
-        print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
-        return EXIT_USAGE
-    except TreeError as exc:  # git could not give a blob the tree names
-        print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
-        return EXIT_USAGE
-    fix_report: list[str] = []
-    if cli_fix.wanted(args):
-        from bot.fix import FixError
-
-        try:
-            fixed = cli_fix.run(args, tree, conf, result)
-        except FixError as exc:
-            print(f"benchbot: cannot fix: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-        result, tree, fix_report = fixed.result, fixed.tree, fixed.lines()
-    try:  # zizmor and actionlint on the workflows asked for (--workflows) or changed (--new-from-rev, --staged)
-        base_tree = cli_compare.base_tree(args)
-        args.workflow_files = cli_workflows.paths(args, tree, base_tree)
-        notes = cli_workflows.extend(result, tree, conf, args.workflow_files,
-                                     policy=base_tree if args.new_from_rev else None)
-    except TreeError as exc:
-        print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
-        return EXIT_USAGE
-    for note in notes:
-        print(f"benchbot: {visible(note)}", file=sys.stderr)
-    if args.write_baseline:
-        try:
-            print(cli_compare.save_baseline(args.write_baseline, result.findings), file=sys.stderr)
-        except OSError as exc:
-            print(f"benchbot: cannot write {args.write_baseline}: {exc.strerror}", file=sys.stderr)
-            return EXIT_USAGE
-        return EXIT_OK
-    try:
-        compared, base_seconds = cli_compare.comparison(args, conf, result)
-    except (TreeError, ValueError) as exc:
-        print(f"benchbot: {visible(str(exc))}", file=sys.stderr)
-        return EXIT_USAGE
-    findings = result.findings if compared is None else compared.new  # only the new ones are reported
-    stats = replace(result.stats, seconds=result.stats.seconds + base_seconds)
-    fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    to_tty = args.output is None and sys.stdout.isatty()
-    frames = to_tty if args.frames is None else args.frames
-    root = os.path.abspath(args.path) if not args.rev else tree.root
-    out = _render(fmt, findings, stats, root, tree, args.show_fixes and fmt == "text", frames,
-                  color=args.output is None and _use_color(sys.stdout.isatty()), rev=bool(args.rev),
-                  compared=compared)
-    if args.statistics and fmt == "text":
-        out = text_report.statistics(findings)
-    if fix_report:  # what --fix changed: before the report in text, on stderr for the machine formats
-        print("\n".join(fix_report), file=sys.stdout if fmt == "text" and args.output is None else sys.stderr)
-    if args.sarif_file is not None:
-        # repo-relative URIs, as GitHub code scanning wants them
-        if not _write(args.sarif_file, _render("sarif", findings, stats, root, None, False, False)):
-            return EXIT_USAGE
-    if args.output is not None:
-        if not _write(args.output, out):
-            return EXIT_USAGE
-        print(f"benchbot: wrote the {fmt} report to {args.output}: "
-              f"{text_report.summary(findings, stats, compared=compared)}")
-    else:
-        sys.stdout.write(out)
-    if args.timings:
-        for phase, secs in result.timings.items():
-            print(f"{phase:>10}: {secs:.3f}s", file=sys.stderr)
-    failing = [f for f in findings if f.severity >= conf.fail_on]
-    return EXIT_FINDINGS if failing else EXIT_OK

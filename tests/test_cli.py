@@ -144,6 +144,28 @@ def test_rules_and_explain(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "explain", "nope")[0] == 2
 
 
+def test_rules_name_the_workflow_checkers_rules_too(capsys: pytest.CaptureFixture[str]) -> None:
+    """The external checkers' ids go wherever a rule id goes (--select, ignore, suppressions):
+    ``rules`` says they exist, ``--external`` lists each, JSON has every id with its docs."""
+    from bot.external import names
+
+    code, out, _ = run(capsys, "rules")
+    assert code == 0
+    assert re.search(r"zizmor/<audit>\s+\d+ audits of zizmor 1\.\d+\.\d+: https://docs\.zizmor\.sh/audits/", out)
+    assert re.search(r"actionlint/<kind>\s+\d+ kinds of actionlint ", out)
+    assert "zizmor/template-injection" not in out
+    code, out, _ = run(capsys, "rules", "--external")
+    listed = set(re.findall(r"^\s+((?:zizmor|actionlint)/[a-z0-9-]+)$", out, re.M))
+    assert listed == {f"{t}/{s}" for t, subs in names.TOOLS.items() for s in subs}
+    code, out, _ = run(capsys, "rules", "--format", "json")
+    rows = {r["id"]: r for r in json.loads(out)}
+    assert rows["ignored-variant"]["code"] == "BB103" and rows["ignored-variant"]["severity"] == "error"
+    assert rows["zizmor/template-injection"]["help"] == "https://docs.zizmor.sh/audits/#template-injection"
+    assert all(rid in rows for rid in listed)
+    code, out, _ = run(capsys, "explain", "zizmor/artipacked")
+    assert code == 0 and out.strip().endswith("https://docs.zizmor.sh/audits/#artipacked")
+
+
 def test_python_dash_m(tmp_path: Path) -> None:
     import subprocess
     import sys
