@@ -57,7 +57,8 @@ def changed(base: Tree, head: Tree) -> list[str]:
 def check(tree: Tree, paths: Iterable[str], conf: Config, honoured: Callable[[Suppression], bool] | None = None,
           policy: Tree | None = None) -> Checked:
     """zizmor's and actionlint's findings on ``paths`` of ``tree``. ``policy``: the tree whose
-    ``.github/actionlint.yaml`` counts (the base in a pull request; default ``tree``)."""
+    configurations of the tools count (``.github/actionlint.yaml``, ``zizmor.yml``...: the base in
+    a pull request; default ``tree``)."""
     out = Checked()
     out.files = sorted(p for p in dict.fromkeys(paths) if checkable(p) and tree.is_file(p))
     if not out.files:
@@ -79,16 +80,19 @@ def check(tree: Tree, paths: Iterable[str], conf: Config, honoured: Callable[[Su
         exes[tool], out.tools[tool] = exe, got
     if not exes:
         return out
-    config_text = next(((p, t) for p in ACTIONLINT_CONFIG if (t := (policy or tree).text(p)) is not None), None)
+    # the tools' own configurations, from the policy tree (the base in a pull request)
+    configs = {tool: next(((p, t) for p in paths if (t := (policy or tree).text(p)) is not None), None)
+               for tool, paths in (("actionlint", ACTIONLINT_CONFIG), ("zizmor", zizmor.CONFIG))}
     files = dict(texts)
-    if config_text is not None:
-        files[config_text[0]] = config_text[1]
+    files.update(dict(c for c in configs.values() if c is not None))
+    where = {tool: c[0] if c is not None else None for tool, c in configs.items()}
     raw: list[tuple[Finding, int]] = []
     with Workspace(files) as ws:
-        jobs = _jobs(exes, out.files, conf, config_text[0] if config_text else None, ws.root)
+        jobs = _jobs(exes, out.files, conf, where, ws.root)
         ran = _cached_runs(jobs, out.tools, files, ws.root)
         if "zizmor" in ran:
-            spans, notes = zizmor.findings(ran["zizmor"], ws, texts)
+            zconf = configs["zizmor"]
+            spans, notes = zizmor.findings(ran["zizmor"], ws, texts, zizmor.ignores(zconf[1]) if zconf else None)
             raw += spans
             out.notes += notes
         if "actionlint" in ran:
@@ -107,18 +111,20 @@ def _any_enabled(conf: Config, tool: str) -> bool:
     return conf.select is None or any(r == tool or r.startswith(tool + "/") for r in conf.select)
 
 
-def _jobs(exes: Mapping[str, str], files: list[str], conf: Config, config: str | None, root: str
+def _jobs(exes: Mapping[str, str], files: list[str], conf: Config, config: Mapping[str, str | None], root: str
           ) -> dict[str, tuple[list[str], str, float]]:
+    """Each tool's argv, folder and time budget; ``config``: each tool's configuration file."""
     jobs: dict[str, tuple[list[str], str, float]] = {}
     z, a = conf.workflows.zizmor, conf.workflows.actionlint
     if "zizmor" in exes:
-        jobs["zizmor"] = (zizmor.argv(exes["zizmor"], files, z.persona, z.min_severity, z.min_confidence), root,
-                          z.timeout)
+        jobs["zizmor"] = (zizmor.argv(exes["zizmor"], files, z.persona, z.min_severity, z.min_confidence,
+                                      config.get("zizmor")), root, z.timeout)
     if "actionlint" in exes:
         shellcheck = locate("shellcheck") if a.shellcheck else None
         flows = [p for p in files if is_workflow(p)]  # actionlint reads action.yml only where a workflow uses it
         if flows:
-            jobs["actionlint"] = (actionlint.argv(exes["actionlint"], flows, shellcheck, config), root, a.timeout)
+            jobs["actionlint"] = (actionlint.argv(exes["actionlint"], flows, shellcheck, config.get("actionlint")),
+                                  root, a.timeout)
     return jobs
 
 

@@ -22,6 +22,9 @@ from bot.repo.load.yamlfile import YList, YMap, load
 WORKFLOWS = (".github/workflows/*.yml", ".github/workflows/*.yaml")
 ACTIONS = ("action.yml", "action.yaml", "**/action.yml", "**/action.yaml")
 ACTIONLINT_CONFIG = (".github/actionlint.yaml", ".github/actionlint.yml")
+# zizmor's, in the order its discovery from the repository's root finds them
+ZIZMOR_CONFIG = ("zizmor.yml", "zizmor.yaml", ".github/zizmor.yml", ".github/zizmor.yaml")
+TOOL_CONFIGS = ACTIONLINT_CONFIG + ZIZMOR_CONFIG  # read from the policy tree (the base in a pull request)
 MAX_FILES = 500  # workflow and action files written for one run
 
 

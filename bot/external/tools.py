@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -76,13 +77,26 @@ def json_items(ran: Ran, tool: str, ok: Collection[int]) -> tuple[list[Any], str
     if ran.problem is not None:
         return [], f"{tool}: {ran.problem}; no {tool} findings"
     if ran.code not in ok:
-        last = (ran.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1]
-        return [], f"{tool} failed (exit {ran.code}): {last[:300]}; no {tool} findings"
+        return [], f"{tool} failed (exit {ran.code}): {_why(ran.stderr)[:300]}; no {tool} findings"
     try:
         raw = json.loads(ran.stdout or "[]")
     except json.JSONDecodeError as exc:
         return [], f"{tool} printed no JSON ({exc.msg}); no {tool} findings"
     return (raw if isinstance(raw, list) else []), None
+
+
+def _why(stderr: str) -> str:
+    """What a failed run said: its ``error:`` line and the innermost cause under it (a Rust
+    tool's error chain, ``Caused by: 0: ... 2: ...``), never the stack backtrace after them."""
+    lines = [line.strip() for line in stderr.splitlines()]
+    if "Stack backtrace:" in lines:
+        lines = lines[:lines.index("Stack backtrace:")]
+    lines = [line for line in lines if line]
+    if not lines:
+        return "(nothing on stderr)"
+    last = re.sub(r"^[0-9]+:\s*", "", lines[-1])
+    error = next((line[len("error:"):].strip() for line in lines if line.startswith("error:")), None)
+    return f"{error}: {last}" if error and error not in last else last
 
 
 def run(argv: Sequence[str], cwd: str, timeout: float) -> Ran:

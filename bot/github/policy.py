@@ -9,7 +9,7 @@ configuration would hide. Pure: configurations and findings in, Markdown out.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from bot.findings import Finding
@@ -77,9 +77,10 @@ def added_suppressions(head: Mapping[str, list[Suppression]],
 
 
 def notice(base: Config, head: Config | None, head_error: str | None, findings: list[Finding],
-           added: list[Suppression] | None = None) -> str | None:
+           added: list[Suppression] | None = None, tool_configs: Sequence[str] = ()) -> str | None:
     """The summary section on what the pull request changes in benchbot's own policy: its
-    configuration and the inline suppressions it adds (None when it changes neither)."""
+    configuration, the inline suppressions it adds and the workflow checkers' configurations
+    it changes (``tool_configs``: zizmor's, actionlint's; None when it changes none of these)."""
     lines: list[str] = []
     if head_error is not None:
         lines += [f"The pull request's configuration does not load: {md.escape(head_error)}"]
@@ -103,6 +104,12 @@ def notice(base: Config, head: Config | None, head_error: str | None, findings: 
                   f"{md.escape(s.reason) if s.reason else '(no reason given)'}" for s in added[:20]]
         if len(added) > 20:
             lines.append(f"- and {len(added) - 20} more")
+    if tool_configs:
+        if lines:
+            lines.append("")
+        files = ", ".join(md.code(p) for p in tool_configs)
+        lines += [f"It changes {files}: the workflow checks of this review use the base's, the pull "
+                  "request's take effect once it is merged."]
     if not lines:
         return None
     return "\n".join(["### This pull request changes benchbot's configuration", "", *lines])

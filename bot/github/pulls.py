@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from bot.config import Config, ConfigError, load_config
+from bot.external.places import TOOL_CONFIGS
 from bot.github import chains, evidence, once, parity, plans, policy, review, workflows_gate
 from bot.github.diff import Changes
 from bot.github.diff import changes as diff_changes
@@ -150,7 +151,8 @@ def pull_request(payload: dict[str, Any], workspace: str, make_port: PortFactory
         spec = evidence.spec_change(pr_files, base.read_facts.entries, head.facts.entries, head_tree.read)
         ctx = plans.Context(head_sha, base_sha, base_ref or base_sha[:12], login, head.stats, reminder,
                              conf.github.inline_comments, link if repo_url else None,
-                             policy.notice(conf, head_conf, head_error, parts.new + parts.old, added),
+                             policy.notice(conf, head_conf, head_error, parts.new + parts.old, added,
+                                           [f.path for f in pr_files if f.path in TOOL_CONFIGS]),
                              review.fixed_findings(base.findings, parts, renames),
                              spec, _description(payload), recipes.lines, checked.lines,
                              chains.section(conf, base, head, [f.path for f in pr_files]),

@@ -192,3 +192,69 @@ def test_the_persona_reaches_zizmor(repo: Path, capsys: pytest.CaptureFixture[st
     (repo / ".benchbot.yml").write_text("workflows:\n  zizmor: {persona: pedantic}\n")
     _, findings, _ = _lint(repo, "--workflows", capsys=capsys)
     assert "zizmor/concurrency-limits" in {f["rule"] for f in _external(findings)}
+
+
+@pytest.mark.parametrize(("where", "config", "kept"), [
+    (".github/zizmor.yml", "rules:\n  template-injection:\n    disable: true\n", False),
+    ("zizmor.yml", "rules:\n  template-injection:\n    ignore: [ci.yml]\n", False),
+    ("zizmor.yml", "rules:\n  template-injection:\n    ignore: ['ci.yml:9']\n", False),
+    ("zizmor.yaml", "rules:\n  template-injection:\n    ignore: ['ci.yml:9:24']\n", False),
+    (".github/zizmor.yaml", "rules:\n  template-injection:\n    ignore: ['ci.yml:10']\n", True),
+    ("zizmor.yml", "rules:\n  template-injection:\n    ignore: ['ci.yml:9:5']\n", True),
+    ("zizmor.yml", "rules:\n  template-injection:\n    ignore: ['other.yml:9']\n", True),
+    ("zizmor.yml", "rules:\n  unpinned-uses:\n    ignore: ['ci.yml:9']\n", True),
+])
+def test_the_repos_zizmor_configuration_counts(repo: Path, where: str, config: str, kept: bool,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """zizmor reads the repository's ``zizmor.yml`` (found where zizmor finds it from the root);
+    its ``ignore`` entries (file, file:line, file:line:column), which ``--no-ignores`` turns off
+    in zizmor, are applied as zizmor applies them."""
+    (repo / WORKFLOW).write_text(INJECTABLE)
+    (repo / where).write_text(config)
+    _, findings, err = _lint(repo, "--workflows", capsys=capsys)
+    got = [(f["rule"], f["line"], f["column"]) for f in _external(findings) if str(f["rule"]).startswith("zizmor/")]
+    assert got == ([("zizmor/template-injection", 9, 24)] if kept else [])
+    assert "zizmor failed" not in err
+
+
+@pytest.mark.parametrize(("config", "said"), [
+    ("rules: [\n", "rules: invalid type: sequence, expected a map"),
+    ("rules:\n  template-injection:\n    ignore: [ci.txt]\n", "invalid workflow filename: ci.txt"),
+])
+def test_a_zizmor_configuration_zizmor_rejects_is_its_note(repo: Path, config: str, said: str,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / WORKFLOW).write_text(INJECTABLE)
+    (repo / "zizmor.yml").write_text(config)
+    _, findings, err = _lint(repo, "--workflows", capsys=capsys)
+    assert [f["rule"] for f in _external(findings)] == ["actionlint/expression"]
+    [note] = [line for line in err.splitlines() if "zizmor failed" in line]
+    assert "configuration error in zizmor.yml: " in note and said in note and "backtrace" not in note.lower()
+
+
+def test_with_new_from_rev_the_bases_zizmor_configuration_counts(repo: Path, capsys: pytest.CaptureFixture[str]
+                                                                 ) -> None:
+    (repo / "zizmor.yml").write_text("rules:\n  template-injection:\n    ignore: ['ci.yml:9']\n")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    (repo / WORKFLOW).write_text(INJECTABLE)
+    (repo / "zizmor.yml").write_text("rules:\n  actionlint-is-not-an-audit: {}\n")  # the head's: not read
+    _, findings, err = _lint(repo, "--new-from-rev", "HEAD", capsys=capsys)
+    assert [f["rule"] for f in _external(findings)] == ["actionlint/expression"]
+    assert "zizmor failed" not in err
+
+
+def test_ignore_entries_are_read_as_zizmor_reads_them_and_within_a_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.external import zizmor
+
+    text = ("rules:\n  template-injection:\n    ignore: [ci.yml, 'ci.yml:12', 'ci.yml:12:7', ci.txt, 'ci.yml:0', 7,\n"
+            "             {a: b}, 'a:b.yaml:3']\n  unpinned-uses: {disable: true}\n  artipacked: {ignore: x.yml}\n")
+    assert zizmor.ignores(text) == {"template-injection": [("ci.yml", None, None), ("ci.yml", 12, None),
+                                                           ("ci.yml", 12, 7)]}  # the rest zizmor rejects
+    for odd in ("rules: [\n", "- a\n", "rules: 3\n", "rules:\n  x: [1]\n", ""):
+        assert zizmor.ignores(odd) == {}
+    # aliases share one list: read once per audit naming it, and never past the budget
+    many = "base: &l [" + ", ".join(f"'f{i}.yml'" for i in range(50)) + "]\nrules:\n" + \
+        "".join(f"  a{i}: {{ignore: *l}}\n" for i in range(50))
+    monkeypatch.setattr(zizmor, "MAX_IGNORES", 120)
+    assert sum(map(len, zizmor.ignores(many).values())) == 120

@@ -21,13 +21,15 @@ WORKFLOW = ".github/workflows/greet.yml"
 
 
 def _pr(tmp_path: Path, gh: FakeGitHub, monkeypatch: pytest.MonkeyPatch, base_config: str | None,
-        head_files: dict[str, str], number: int = 31) -> PR:
+        head_files: dict[str, str], number: int = 31, base_files: dict[str, str] | None = None) -> PR:
     monkeypatch.setenv("BENCHBOT_NO_CACHE", "1")
     repo = tmp_path / "repo"
     shutil.copytree(EXAMPLE, repo)
     (repo / WORKFLOW).write_text(CLEAN)
     if base_config is not None:
         (repo / ".benchbot.yml").write_text(base_config)
+    for path, text in (base_files or {}).items():
+        (repo / path).write_text(text)
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "base")
@@ -98,4 +100,34 @@ def test_the_bases_configuration_and_suppressions_count(tmp_path: Path, fake_git
     [(_, _, body)] = _inline(pr)
     assert "zizmor/" not in body and "actionlint/expression" in body
     assert "### Workflows: zizmor and actionlint (1 new)" in _summary(pr)
+    assert code == 1
+
+
+ZIZMOR_OFF = "rules:\n  template-injection:\n    disable: true\n"
+
+
+def test_a_pull_requests_zizmor_configuration_is_shown_not_obeyed(tmp_path: Path, fake_github: FakeGitHub,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    pr = _pr(tmp_path, fake_github, monkeypatch, None, {WORKFLOW: INJECTABLE, ".github/zizmor.yml": ZIZMOR_OFF})
+    code, _ = pr.run("opened")
+    assert code == 1
+    [(path, line, body)] = _inline(pr)
+    assert (path, line) == (WORKFLOW, 9) and "zizmor/template-injection" in body
+    notice = _summary(pr).split("### This pull request changes benchbot's configuration", 1)[1]
+    assert ("It changes `.github/zizmor.yml`: the workflow checks of this review use the base's, the pull "
+            "request's take effect once it is merged.") in notice
+
+
+@pytest.mark.parametrize("config", [ZIZMOR_OFF, "rules:\n  template-injection:\n    ignore: ['greet.yml:9']\n"])
+def test_the_bases_zizmor_configuration_counts(tmp_path: Path, fake_github: FakeGitHub,
+                                              monkeypatch: pytest.MonkeyPatch, config: str) -> None:
+    """zizmor reads the base's ``zizmor.yml`` (a disabled audit), and its ignore entries, which
+    zizmor's ``--no-ignores`` leaves to us, drop what they name."""
+    pr = _pr(tmp_path, fake_github, monkeypatch, None, {WORKFLOW: INJECTABLE}, base_files={"zizmor.yml": config})
+    code, _ = pr.run("opened")
+    [(_, _, body)] = _inline(pr)
+    assert "zizmor/" not in body and "actionlint/expression" in body
+    summary = _summary(pr)
+    assert "### Workflows: zizmor and actionlint (1 new)" in summary
+    assert "### This pull request changes benchbot's configuration" not in summary
     assert code == 1
