@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.repo.load.configs import AGENTIC, Entry, Point
-from bot.shell.ir.values import Val, lit, unknown
+from bot.shell.ir.values import Val, concat, lit, unknown
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 
@@ -116,16 +116,7 @@ def render(template: str, entry: Entry, point: Point, node: str, label: str) -> 
                 out.append(_yaml_str(raw))
         pos = m.end()
     out.append(template[pos:])
-    merged: list[Any] = []
-    for p in out:
-        if isinstance(p, str):
-            if not p:
-                continue
-            if merged and isinstance(merged[-1], str):
-                merged[-1] += p
-                continue
-        merged.append(p)
-    return tuple(merged)
+    return concat(tuple(out))  # adjacent text joined, empty text dropped
 
 
 def _yaml_str(v: Any) -> str:

@@ -21,7 +21,7 @@ from bot.repo.load.configs import Entry, Point
 from bot.repo.workflows import ghexpr as gx
 from bot.repo.workflows.wfcalls import LauncherCall, Workflows
 from bot.repo.workflows.workflows import input_default
-from bot.shell.ir.values import Val, known, lit, unknown
+from bot.shell.ir.values import Val, concat, known, lit, unknown
 
 # Variables GitHub's runner sets itself on every job (the rest of GITHUB_*/RUNNER_* are the
 # profile's unknown-env): the launcher sees them whatever the workflow says.
@@ -153,16 +153,7 @@ class _Lookup:
             else:
                 text = gx.to_string(self.evaluate(part))
                 out.extend(unknown(gx.unparse(part)) if text is gx.UNKNOWN else (str(text),))
-        merged: list[Any] = []
-        for p in out:
-            if isinstance(p, str):
-                if not p:
-                    continue
-                if merged and isinstance(merged[-1], str):
-                    merged[-1] += p
-                    continue
-            merged.append(p)
-        return tuple(merged)
+        return concat(tuple(out))  # adjacent text joined, empty text dropped
 
     def evaluate(self, expr: gx.Node) -> object:
         """``gx.evaluate`` under this render's lookups, memoized in ``fields``: the same

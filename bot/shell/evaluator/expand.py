@@ -162,19 +162,7 @@ class Expand(Core):
             return lit(str(len(st.argv)))
         if name == "?":
             return lit(str(st.status)) if st.status is not None else unknown("$?")
-        if name in ("$", "!", "-", "RANDOM", "SECONDS", "LINENO", "BASHPID", "EPOCHSECONDS"):
-            return unknown(f"${name}")
-        if name == "PWD":
-            return unknown("$PWD")
-        var = st.vars.get(name)
-        if self._frames:
-            if var is None:
-                self._frames[-1].add(name)
-            else:
-                self._frames[-1].update(var.deps)
-        if var is None and (self.opt.unset_is_unknown or self._unknown_name(name)):
-            return unknown(f"${name}")
-        return var.value if var is not None else None
+        return unknown(f"${name}")  # $ ! - RANDOM SECONDS LINENO BASHPID EPOCHSECONDS PWD: this run's own
 
     def param(self, p: ir.Param, st: State) -> Val:
         op = p.op
